@@ -1,0 +1,29 @@
+# Every target sets itself up: a fresh machine with Python 3.11 needs nothing else.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $(STAMP)
+
+## run: the main job (for now: play and print one seeded game between random players)
+run: $(STAMP)
+	$(BIN)/uno-env demo --variant classic --players 4 --seed 0
+
+## test: the whole test suite on both cores
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+## bench: engine throughput, and RLCard's UNO for comparison (installs the optional extra)
+bench: $(STAMP)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,rlcard]'
+	$(BIN)/uno-env bench engine
+
+clean:
+	rm -rf $(VENV) build *.egg-info

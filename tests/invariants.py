@@ -1,0 +1,68 @@
+"""Invariant checks run after every step of the simulation tests (RULES.md §6.7)."""
+from __future__ import annotations
+
+import numpy as np
+
+from uno_env import Game, Phase
+
+
+def check_invariants(g: Game, s) -> None:
+    """Raise AssertionError if the state breaks an invariant."""
+    counts = np.zeros(g.num_kinds, dtype=np.int64)
+    for hand, size in zip(s.hands, s.hand_size):
+        assert min(hand) >= 0, "negative card count in a hand"
+        assert sum(hand) == size, "hand_size out of sync with the hand"
+        counts += hand
+    counts += np.bincount(s.draw_pile, minlength=g.num_kinds)
+    counts += np.bincount(s.discard, minlength=g.num_kinds)
+    assert counts.tolist() == list(g.deck.count_of), "card conservation broken"
+    assert s.discard, "no top card"
+    assert 0 <= s.colour < 4, "current colour out of range"
+    top = s.discard[-1]
+    if not g.is_wild[top] and s.phase is not Phase.MULTI_PLAY:
+        assert s.colour == g.colour_of[top], "coloured top card but a different current colour"
+    if s.is_over:
+        assert s.phase is Phase.GAME_OVER
+        assert g.legal_actions(s) == []
+        if s.winner is not None and not s.truncated and not g.match:
+            assert s.hand_size[s.winner] == 0, "winner still holds cards"
+            assert sum(1 for h in s.hand_size if h == 0) == 1, "more than one empty hand"
+        if s.blocked and not g.match:
+            assert s.winner is None
+        return
+    assert 0 <= s.current_seat < s.num_players
+    legal = g.legal_actions(s)
+    assert legal, "no legal action for the deciding seat"
+    mask = g.legal_action_mask(s)
+    assert mask.dtype == np.int8 and mask.shape == (g.num_actions,)
+    assert np.flatnonzero(mask).tolist() == sorted(legal), "mask differs from the legal actions"
+    assert len(set(legal)) == len(legal), "duplicate legal actions"
+    for seat, size in enumerate(s.hand_size):
+        # only a wild played as the last card is still waiting for its colour (CORE-24)
+        assert size > 0 or (seat == s.current_seat and s.phase is Phase.CHOOSE_COLOUR), \
+            "empty hand in a running game"
+
+
+def play_random_game(g: Game, seed: int, check: bool = True, eager: float = 0.0):
+    """Play one game with random legal actions; return the final state and step count.
+
+    ``eager`` is the probability of choosing among card plays only when any are legal (shorter
+    games, more endings); with 0 every legal action is equally likely.
+    """
+    s = g.new_state(seed)
+    rng = np.random.default_rng(seed + 1_000_003)
+    num_kinds = g.layout.draw if g.layout.flex0 < 0 else g.layout.flex0 + g.num_kinds
+    steps = 0
+    if check:
+        check_invariants(g, s)
+    while not s.is_over:
+        legal = g.legal_actions(s)
+        if eager and rng.random() < eager:
+            plays = [a for a in legal if a < num_kinds]
+            if plays:
+                legal = plays
+        g.step(s, legal[int(rng.integers(len(legal)))])
+        steps += 1
+        if check:
+            check_invariants(g, s)
+    return s, steps

@@ -1,0 +1,1 @@
+"""Training, evaluation, human play and benchmarks over ``uno_env`` (the ``uno-env`` CLI)."""

@@ -1,0 +1,21 @@
+"""uno_env: a rules engine and RL environments for UNO and its variants.
+
+Engine facade (DESIGN.md): ``Game(variant, num_players, **options)`` with ``new_state``,
+``state_from_spec``/``to_spec``, ``legal_actions``/``legal_action_mask``/``legal_action_strings``,
+``step``, ``action_to_string``/``action_from_string`` and ``clone``.
+"""
+from .errors import (ActionParseError, CardNotationError, IllegalActionError, RuleError, SpecError,
+                     UnoError)
+from .game import Game
+from .rules import RuleSet
+from .state import Phase, State
+from .variants import VARIANTS
+
+__all__ = ["Game", "RuleSet", "State", "Phase", "VARIANTS", "UnoError", "RuleError", "SpecError",
+           "CardNotationError", "IllegalActionError", "ActionParseError", "load_scenario"]
+
+
+def load_scenario(spec: dict) -> tuple[Game, State]:
+    """The game a scenario spec describes and the state it builds."""
+    game = Game.from_spec(spec)
+    return game, game.state_from_spec(spec)

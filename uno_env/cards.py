@@ -1,0 +1,159 @@
+"""Card kinds and per-deck lookup tables, loaded from the YAML manifests in ``decks/``.
+
+A *kind* is a card face the rules can tell apart (``R7``, ``W4``, ``G-將``); physical copies of
+one kind are interchangeable, so hands are counts per kind and piles are lists of kind ids.
+Everything the hot path needs is a flat tuple indexed by kind id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+from .errors import CardNotationError, RuleError
+
+NO_COLOUR = -1
+
+
+class Effect(IntEnum):
+    """What a card does when placed (the variant's effect table maps these to handlers)."""
+
+    NUMBER = 0
+    SKIP = 1
+    REVERSE = 2
+    DRAW_TWO = 3
+    WILD = 4
+    WILD_DRAW_FOUR = 5
+
+
+_EFFECT_NAMES = {e.name.lower(): e for e in Effect}
+
+
+@dataclass(frozen=True)
+class CardKind:
+    """One distinguishable card face."""
+
+    index: int
+    name: str          # canonical notation, e.g. "R+2", "R-Q", "G-將", "W4"
+    colour: int        # 0..3 into Deck.colours, or NO_COLOUR for wilds
+    rank: str          # matching class (CORE-9 iii); unique per wild kind
+    effect: Effect
+    points: int
+    count: int         # copies in the deck
+
+    @property
+    def is_wild(self) -> bool:
+        """True for colourless cards."""
+        return self.colour == NO_COLOUR
+
+
+class Deck:
+    """Immutable description of one variant's deck, with flat lookup tables."""
+
+    def __init__(self, name: str, colours: tuple[str, ...], kinds: tuple[CardKind, ...],
+                 aliases: dict[str, int]):
+        self.name = name
+        self.colours = colours
+        self.kinds = kinds
+        self.num_kinds = len(kinds)
+        self.size = sum(k.count for k in kinds)
+        self.colour_of = tuple(k.colour for k in kinds)
+        self.effect_of = tuple(k.effect for k in kinds)
+        self.points_of = tuple(k.points for k in kinds)
+        self.count_of = tuple(k.count for k in kinds)
+        self.is_wild = tuple(k.is_wild for k in kinds)
+        self.name_of = tuple(k.name for k in kinds)
+        ranks = sorted({k.rank for k in kinds}, key=lambda r: min(k.index for k in kinds if k.rank == r))
+        self.rank_names = tuple(ranks)
+        self.rank_of = tuple(ranks.index(k.rank) for k in kinds)
+        self.kinds_of_colour = tuple(
+            tuple(k.index for k in kinds if k.colour == c) for c in range(len(colours)))
+        self.kinds_of_rank = tuple(
+            tuple(k.index for k in kinds if self.rank_of[k.index] == r) for r in range(len(ranks)))
+        self.wild_kinds = tuple(k.index for k in kinds if k.is_wild)
+        self._aliases = aliases
+
+    def parse(self, text: str) -> int:
+        """Kind id of a card written in notation (canonical or an accepted alias)."""
+        if not isinstance(text, str):
+            raise CardNotationError(f"card {text!r} must be a string in card notation, e.g. {self.name_of[0]!r}")
+        key = text.strip()
+        kind = self._aliases.get(key)
+        if kind is None:
+            kind = self._aliases.get(key.upper())
+        if kind is None:
+            examples = ", ".join(self.name_of[i] for i in (0, len(self.kinds) // 2, -1))
+            raise CardNotationError(
+                f"{text!r} is not a card of the {self.name} deck (examples: {examples}; "
+                f"colours {', '.join(self.colours)})")
+        return kind
+
+    def colour_index(self, text: str) -> int:
+        """Colour id of a colour letter such as 'R'."""
+        key = str(text).strip().upper()
+        for i, c in enumerate(self.colours):
+            if c.upper() == key:
+                return i
+        raise CardNotationError(f"{text!r} is not a colour of the {self.name} deck; allowed: {', '.join(self.colours)}")
+
+
+def _build_deck(manifest: dict, source: str) -> Deck:
+    try:
+        name = str(manifest["name"])
+        colours = tuple(str(c) for c in manifest["colours"])
+        coloured = manifest.get("coloured", [])
+        wild = manifest.get("wild", [])
+    except (KeyError, TypeError) as exc:
+        raise RuleError(f"deck manifest {source}: missing or malformed key {exc}") from None
+    kinds: list[CardKind] = []
+    aliases: dict[str, int] = {}
+
+    def add(kind: CardKind, spellings: list[str]) -> None:
+        kinds.append(kind)
+        for s in spellings:
+            if s in aliases and aliases[s] != kind.index:
+                raise RuleError(f"deck manifest {source}: spelling {s!r} names two cards")
+            aliases[s] = kind.index
+            aliases.setdefault(s.upper(), kind.index)
+
+    for ci, colour in enumerate(colours):
+        for entry in coloured:
+            effect = _effect(entry, source)
+            label = str(entry["label"])
+            sep = str(entry.get("sep", ""))
+            glyphs = {str(k): str(v) for k, v in (entry.get("glyphs") or {}).items()}
+            shown = glyphs.get(colour, label)
+            labels = [label, *glyphs.values(), *(str(a) for a in entry.get("aliases", []))]
+            spellings = [f"{colour}{sep}{lab}" for lab in dict.fromkeys([shown, *labels])]
+            add(CardKind(len(kinds), f"{colour}{sep}{shown}", ci, str(entry["rank"]), effect,
+                         int(entry["points"]), int(entry["count"])), spellings)
+    for entry in wild:
+        nm = str(entry["name"])
+        add(CardKind(len(kinds), nm, NO_COLOUR, "wild:" + nm, _effect(entry, source),
+                     int(entry["points"]), int(entry["count"])),
+            [nm, *(str(a) for a in entry.get("aliases", []))])
+    return Deck(name, colours, tuple(kinds), aliases)
+
+
+def _effect(entry: dict, source: str) -> Effect:
+    try:
+        return _EFFECT_NAMES[str(entry["effect"])]
+    except KeyError:
+        raise RuleError(f"deck manifest {source}: unknown effect {entry.get('effect')!r}; "
+                        f"allowed: {', '.join(_EFFECT_NAMES)}") from None
+
+
+@lru_cache(maxsize=None)
+def load_deck(name: str) -> Deck:
+    """Deck of a packaged manifest (``uno_env/decks/<name>.yaml``)."""
+    path = resources.files("uno_env") / "decks" / f"{name}.yaml"
+    return _build_deck(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+
+
+def load_deck_file(path: str) -> Deck:
+    """Deck of a manifest file outside the package (a replacement manifest)."""
+    with open(path, encoding="utf-8") as fh:
+        return _build_deck(yaml.safe_load(fh), path)

@@ -1,0 +1,25 @@
+"""Exceptions raised for bad input. Each message names what was wrong and what is allowed."""
+
+
+class UnoError(ValueError):
+    """Base class of every error this package raises for bad input."""
+
+
+class RuleError(UnoError):
+    """An invalid rule set: unknown option, wrong value, or a player count out of range."""
+
+
+class SpecError(UnoError):
+    """An invalid scenario spec: unknown card, too many copies, malformed key or impossible layout."""
+
+
+class CardNotationError(SpecError):
+    """A card name that is not valid notation for the variant's deck."""
+
+
+class IllegalActionError(UnoError):
+    """An action that is not legal in the current state (the message lists the legal ones)."""
+
+
+class ActionParseError(UnoError):
+    """An action string or id that does not name any action of the game."""

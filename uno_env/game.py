@@ -1,0 +1,403 @@
+"""``Game``: the engine facade (DESIGN.md "Engine facade").
+
+A ``Game`` is immutable: the rule set, the deck's lookup tables and the action layout. All
+mutable data is in ``State``. ``step`` validates an action against the legal ones before it
+changes anything, so an ``IllegalActionError`` leaves the state as it was.
+
+    >>> from uno_env import Game
+    >>> game = Game("classic", num_players=3, stacking="any")
+    >>> state = game.new_state(seed=0)
+    >>> game.legal_action_strings(state)[-1]
+    'draw'
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import turn
+from .actions import ActionLayout
+from .cards import Effect, load_deck
+from .errors import ActionParseError, IllegalActionError
+from .rules import RuleSet
+from .state import Phase, State
+from .variants import get_variant
+
+
+class Game:
+    """Rules and lookup tables of one rule set; every method takes the ``State`` it works on."""
+
+    def __init__(self, rules: RuleSet | str = "classic", num_players: int | None = None,
+                 options: dict | None = None, **kw: Any):
+        if isinstance(rules, RuleSet):
+            if num_players is not None or options or kw:
+                rules = RuleSet.create(rules.variant, num_players or rules.num_players,
+                                       {**rules.options, **(options or {}), **kw})
+        else:
+            rules = RuleSet.create(rules, 2 if num_players is None else num_players, options, **kw)
+        self.rules = rules
+        self.variant = vdef = get_variant(rules.variant)
+        self.num_players = rules.num_players
+        self.hand_size = vdef.hand_size
+        self.deck = deck = load_deck(vdef.deck)
+        self.layout = ActionLayout(deck, vdef.max_players, vdef.flex_plays, vdef.targets, vdef.draw_word)
+        self.num_actions = self.layout.size
+        self._init_tables()
+        self._init_options(rules.options)
+        self._handlers = {
+            Phase.TURN: self._on_turn,
+            Phase.CHOOSE_COLOUR: self._on_colour,
+            Phase.PLAY_OR_KEEP_DRAWN: self._on_play_or_keep,
+            Phase.CHALLENGE_OR_ACCEPT: self._on_response,
+            Phase.STACK_RESPONSE: self._on_response,
+            Phase.UNO_CALL: self._on_uno_call,
+            Phase.CATCH: self._on_catch,
+            Phase.JUMP_IN: self._on_jump_in,
+            Phase.MULTI_PLAY: self._on_multi_play,
+        }
+
+    # ----------------------------------------------------------------- construction helpers
+
+    def _init_tables(self) -> None:
+        deck = self.deck
+        self.num_kinds = deck.num_kinds
+        self.colour_of = deck.colour_of
+        self.rank_of = deck.rank_of
+        self.effect_of = deck.effect_of
+        self.points_of = deck.points_of
+        self.is_wild = deck.is_wild
+        self.kinds_of_colour = deck.kinds_of_colour
+        self.kinds_of_rank = deck.kinds_of_rank
+        self.wild_kinds = deck.wild_kinds
+        self.deck_array = np.repeat(np.arange(deck.num_kinds), deck.count_of)
+        # playable_on[top][colour]: kinds that may be placed on `top` when `colour` is current (CORE-9)
+        match = []
+        for top in range(deck.num_kinds):
+            row = []
+            for c in range(len(deck.colours)):
+                row.append(tuple(k for k in range(deck.num_kinds) if deck.is_wild[k] or deck.colour_of[k] == c
+                                 or (not deck.is_wild[top] and deck.rank_of[k] == deck.rank_of[top])))
+            match.append(tuple(row))
+        self.playable_on = tuple(match)
+        self.restricted_kinds = frozenset(k for k in range(deck.num_kinds)
+                                          if deck.effect_of[k] == Effect.WILD_DRAW_FOUR)
+        self.response_kinds = tuple(k for k in range(deck.num_kinds)
+                                    if deck.effect_of[k] in self.variant.response_effects)
+        self.multi_effects = frozenset((Effect.NUMBER, Effect.SKIP, Effect.REVERSE, Effect.DRAW_TWO))
+
+    def _init_options(self, o) -> None:
+        v = self.variant
+        self.effects = [v.effects.get(e) for e in range(max(Effect) + 1)]
+        self.can_respond_with = v.can_respond_with
+        self.draw_cards = turn.draw_cards
+        self.wild_counts_as_match = v.wild_counts_as_match
+        self.challenge_fail_extra = v.challenge_fail_extra
+        self.uno_mode = o["uno_call"]
+        self.uno_asks = self.uno_mode in ("decide", "explicit")
+        self.uno_penalty = 2
+        self.bluffing = o["restricted_wild_bluffing"]
+        self.scoring = o["scoring_method"]
+        self.target_score = o["target_score"]
+        self.match = o["match"]
+        self.dealer_rotation = o["dealer_rotation"]
+        self.reverse_as_skip = o["two_player_reverse_as_skip"]
+        self.max_steps = o["max_steps"]
+        self.draw_until_playable = o.get("draw_rule") == "draw_until_playable"
+        self.wild_miss_draw = o.get("two_player_wild_miss_draw", 1)
+        self.stacking = o.get("stacking", "off")
+        self.jump_in = o.get("jump_in", "off") == "on"
+        self.jump_in_wild = o.get("jump_in_allow_wild", False)
+        self.multi_play = o.get("multi_play", "off") == "on"
+        self.multi_any_legal = o.get("multi_play_first_match") == "any_legal"
+        self.multi_any_subset = o.get("multi_play_subset") == "any_subset"
+        self.madness = o.get("madness", "off") == "on"
+        self.madness_free = o.get("madness_colour_rule") == "free"
+
+    def __repr__(self) -> str:
+        changed = self.rules.changed_options()
+        extra = "".join(f", {k}={v!r}" for k, v in changed.items())
+        return f"Game({self.rules.variant!r}, num_players={self.num_players}{extra})"
+
+    # ----------------------------------------------------------------- states
+
+    def new_state(self, seed: int | None = None) -> State:
+        """A dealt game with the starter resolved, waiting for its first decision."""
+        rng = np.random.default_rng(seed)
+        s = State(self.num_players, self.num_kinds, rng)
+        s.dealer = int(rng.integers(self.num_players))
+        turn.deal_round(self, s)
+        turn.run(self, s)
+        return s
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> "Game":
+        """The game a scenario spec describes (its variant, players and options)."""
+        from .errors import SpecError
+
+        if not isinstance(spec, dict):
+            raise SpecError(f"a scenario spec must be a mapping, got {type(spec).__name__}")
+        players = spec.get("players")
+        if players is None and isinstance(spec.get("hands"), (list, tuple)):
+            players = len(spec["hands"])
+        return cls(spec.get("variant", "classic"), players, spec.get("options") or {})
+
+    def state_from_spec(self, spec: dict) -> State:
+        """A state built from a scenario spec (DESIGN.md "Scenario spec")."""
+        from .spec import state_from_spec
+
+        return state_from_spec(self, spec)
+
+    def to_spec(self, state: State) -> dict:
+        """The state as a scenario spec, plus phase, winner, pending and scores."""
+        from .spec import to_spec
+
+        return to_spec(self, state)
+
+    def clone(self, state: State) -> State:
+        """Independent copy of a state (for search)."""
+        return state.clone()
+
+    # ----------------------------------------------------------------- legal actions
+
+    def legal_actions(self, s: State) -> list[int]:
+        """Legal action ids of the deciding seat, ascending; empty once the game is over."""
+        acts = s.legal
+        if acts is None:
+            acts = s.legal = self._compute_legal(s)
+        return acts
+
+    def legal_action_mask(self, s: State) -> np.ndarray:
+        """int8 mask over the whole action space."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[self.legal_actions(s)] = 1
+        return mask
+
+    def legal_action_strings(self, s: State) -> list[str]:
+        """Legal actions as strings."""
+        return [self.action_to_string(a, s) for a in self.legal_actions(s)]
+
+    def _compute_legal(self, s: State) -> list[int]:
+        phase = s.phase
+        L = self.layout
+        p = s.current_seat
+        if phase is Phase.TURN:
+            acts = self._turn_plays(s, p)
+            acts.append(L.draw)
+            return acts
+        if phase is Phase.CHOOSE_COLOUR:
+            return [L.colour0, L.colour0 + 1, L.colour0 + 2, L.colour0 + 3]
+        if phase is Phase.PLAY_OR_KEEP_DRAWN:
+            return [s.drawn_kind, L.pass_]
+        if phase is Phase.CHALLENGE_OR_ACCEPT or phase is Phase.STACK_RESPONSE:
+            return turn.response_actions(self, s)
+        if phase is Phase.UNO_CALL:
+            return [L.call, L.no_call]
+        if phase is Phase.CATCH:
+            return [L.catch, L.pass_]
+        if phase is Phase.JUMP_IN:
+            return [s.jump[0], L.pass_]
+        if phase is Phase.MULTI_PLAY:
+            hand = s.hands[p]
+            acts = [k for k in self.kinds_of_rank[s.multi[0]] if hand[k]]
+            if self.multi_any_subset or s.multi[1] == 1:
+                acts.append(L.pass_)
+            return acts
+        return []
+
+    def _turn_plays(self, s: State, p: int) -> list[int]:
+        hand = s.hands[p]
+        acts = [k for k in self.playable_on[s.discard[-1]][s.colour] if hand[k]]
+        if not self.bluffing and acts and turn.holds_colour(self, s, p, s.colour):
+            acts = [k for k in acts if k not in self.restricted_kinds]
+        return acts
+
+    def _drawn_card_playable(self, s: State, p: int, kind: int) -> bool:
+        if kind not in self.playable_on[s.discard[-1]][s.colour]:
+            return False
+        return self.bluffing or kind not in self.restricted_kinds or not turn.holds_colour(self, s, p, s.colour)
+
+    # ----------------------------------------------------------------- stepping
+
+    def step(self, s: State, action: int | str) -> State:
+        """Apply one decision of the deciding seat; raises IllegalActionError (state unchanged) if not legal."""
+        if s.is_over:
+            raise IllegalActionError("the game is over: no action is legal")
+        if isinstance(action, str):
+            action = self.action_from_string(action, s)
+        legal = s.legal
+        if legal is None:
+            legal = s.legal = self._compute_legal(s)
+        if action not in legal:
+            self._reject(s, action, legal)
+        s.legal = None
+        self._handlers[s.phase](s, action, legal)
+        s.steps += 1
+        if not s.is_over and s.steps >= self.max_steps:
+            s.truncated = True
+            s.winner = turn.match_leader(self, s) if self.match else None
+            turn.finish(s)
+        return s
+
+    def _reject(self, s: State, action: Any, legal: list[int]) -> None:
+        if isinstance(action, (bool, float)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an int id (or an action string), got {action!r}")
+        try:
+            shown = self.action_to_string(action, s)
+        except ActionParseError:
+            shown = f"id {action} (outside the action space 0..{self.num_actions - 1})"
+        options = ", ".join(f"{a}={self.action_to_string(a, s)}" for a in legal)
+        raise IllegalActionError(f"{shown!r} is not legal for P{s.current_seat} in phase {s.phase.value}; "
+                                 f"legal actions: {options}")
+
+    def _on_turn(self, s: State, a: int, legal: list[int]) -> None:
+        p = s.current_seat
+        if a == self.layout.draw:
+            self._draw_action(s, p, forced=len(legal) == 1)
+            return
+        if self.multi_play and self._starts_multi_play(s, p, a):
+            s.ref_colour = s.colour
+            s.hands[p][a] -= 1
+            s.hand_size[p] -= 1
+            s.discard.append(a)
+            s.progress = True
+            s.multi = [self.rank_of[a], 1]
+            s.phase = Phase.MULTI_PLAY
+            return
+        turn.play_card(self, s, p, a)
+
+    def _starts_multi_play(self, s: State, p: int, kind: int) -> bool:
+        if self.effect_of[kind] not in self.multi_effects:
+            return False
+        if not self.multi_any_legal and self.colour_of[kind] != s.colour:
+            return False
+        hand = s.hands[p]
+        return sum(hand[k] for k in self.kinds_of_rank[self.rank_of[kind]]) >= 2
+
+    def _draw_action(self, s: State, p: int, forced: bool) -> None:
+        n = s.num_players
+        if n == 2 and self.wild_miss_draw == 2 and self.is_wild[s.discard[-1]] \
+                and s.colour_declarer not in (-1, p):
+            self.draw_cards(self, s, p, 2)  # two-player wild miss, harder option (AMB-F6)
+        elif self.draw_until_playable and forced:
+            first = True
+            while True:
+                kind = turn.draw_one(self, s, p)
+                if kind < 0:
+                    break
+                if self._drawn_card_playable(s, p, kind):
+                    if first:
+                        self._offer_drawn(s, kind)
+                    else:
+                        turn.play_card(self, s, p, kind)  # HR-5: the card found later must be played
+                    return
+                first = False
+        else:
+            kind = turn.draw_one(self, s, p)
+            if kind >= 0 and self._drawn_card_playable(s, p, kind):
+                self._offer_drawn(s, kind)
+                return
+        s.next_seat = (p + s.direction) % n
+        s.agenda.append(turn.END_TURN_STEP)
+        turn.run(self, s)
+
+    def _offer_drawn(self, s: State, kind: int) -> None:
+        s.drawn_kind = kind
+        s.phase = Phase.PLAY_OR_KEEP_DRAWN
+
+    def _on_colour(self, s: State, a: int, legal: list[int]) -> None:
+        s.colour = a - self.layout.colour0
+        s.colour_declarer = s.current_seat
+        turn.run(self, s)
+
+    def _on_play_or_keep(self, s: State, a: int, legal: list[int]) -> None:
+        p = s.current_seat
+        s.drawn_kind = -1
+        if a == self.layout.pass_:
+            s.next_seat = (p + s.direction) % s.num_players
+            s.agenda.append(turn.END_TURN_STEP)
+            turn.run(self, s)
+        else:
+            turn.play_card(self, s, p, a)
+
+    def _on_response(self, s: State, a: int, legal: list[int]) -> None:
+        t = s.current_seat
+        L = self.layout
+        if a == L.accept:
+            turn.absorb(self, s)
+            turn.run(self, s)
+        elif a == L.challenge:
+            turn.challenge(self, s, t)
+            turn.run(self, s)
+        else:
+            s.turn_seat = t
+            turn.play_card(self, s, t, a, response=True)
+
+    def _on_uno_call(self, s: State, a: int, legal: list[int]) -> None:
+        p = s.current_seat
+        if a == self.layout.no_call:
+            if self.uno_mode == "decide":
+                turn.penalty_draw(self, s, p)  # opponents always catch in `decide`
+            else:
+                s.agenda.append((turn.CATCH, p, 1))
+        turn.run(self, s)
+
+    def _on_catch(self, s: State, a: int, legal: list[int]) -> None:
+        _, p, i = s.waiting
+        if a == self.layout.catch:
+            turn.penalty_draw(self, s, p)
+        elif i + 1 < s.num_players:
+            s.agenda.append((turn.CATCH, p, i + 1))
+        turn.run(self, s)
+
+    def _on_jump_in(self, s: State, a: int, legal: list[int]) -> None:
+        q = s.current_seat
+        if a == self.layout.pass_:
+            s.agenda.append(s.waiting)  # continue the poll after this seat
+            turn.run(self, s)
+            return
+        s.jump = None
+        s.turn_seat = q
+        turn.play_card(self, s, q, a)
+
+    def _on_multi_play(self, s: State, a: int, legal: list[int]) -> None:
+        p = s.current_seat
+        rank, placed = s.multi
+        if a != self.layout.pass_:
+            s.hands[p][a] -= 1
+            s.hand_size[p] -= 1
+            s.discard.append(a)
+            placed += 1
+            s.multi[1] = placed
+            hand = s.hands[p]
+            if any(hand[k] for k in self.kinds_of_rank[rank]):
+                return  # more cards of the rank: keep deciding
+        s.multi = None
+        turn.resolve_placement(self, s, p, s.discard[-1], placed)
+
+    # ----------------------------------------------------------------- action strings
+
+    def action_to_string(self, action: int, state: State | None = None) -> str:
+        """Readable action (``play R7``, ``colour B``, ``target P2`` with a state, ``pass`` …)."""
+        seat = state.current_seat if state is not None else None
+        return self.layout.to_string(action, seat, self.num_players)
+
+    def action_from_string(self, text: str, state: State | None = None) -> int:
+        """Action id of an action string; absolute targets (``target P2``) need the state."""
+        seat = state.current_seat if state is not None else None
+        return self.layout.from_string(text, seat, self.num_players)
+
+    # ----------------------------------------------------------------- cards
+
+    def card_name(self, kind: int) -> str:
+        """Canonical notation of a card kind."""
+        return self.deck.name_of[kind]
+
+    def parse_card(self, text: str) -> int:
+        """Kind id of a card in notation."""
+        return self.deck.parse(text)
+
+    def hand_cards(self, s: State, seat: int) -> list[str]:
+        """A seat's hand in card notation, sorted by kind."""
+        names = self.deck.name_of
+        return [names[k] for k, c in enumerate(s.hands[seat]) for _ in range(c)]

@@ -1,0 +1,267 @@
+"""Scenario specs: build a state from a readable dict, and write any state back as one.
+
+Format (DESIGN.md "Scenario spec"); every key is optional:
+
+    variant: classic            # must match the Game's variant
+    players: 3                  # must match the Game's player count
+    options: {stacking: any}    # must agree with the Game's options where stated
+    seed: 0                     # orders every card the spec does not place, then drives reshuffles
+    current: 0                  # seat to decide; the phase is a normal turn
+    direction: 1
+    discard: [R7, G5]           # bottom -> top
+    colour: G                   # required when the top card is a wild
+    draw_pile: [R9, Y2]         # top-first; unplaced cards go below (or under the discard)
+    hands: [[W4, G1, R2], 6, 6] # a list of cards, or a count filled from the unplaced cards
+    scores: [0, 0, 0]
+    unplaced: draw_pile         # or discard
+    dealer: 0
+    start: false                # true: turn the draw pile's top as the starter and apply the starter rule
+
+``to_spec`` writes every card in place (so nothing is unplaced) and adds ``phase``, ``winner``
+and ``pending``; a TURN-phase spec read back gives an equal state.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import turn
+from .errors import SpecError
+from .state import Phase, State
+
+KNOWN_KEYS = ("variant", "players", "options", "seed", "current", "direction", "discard", "colour",
+              "draw_pile", "hands", "scores", "unplaced", "dealer", "start", "phase", "winner", "pending")
+VARIANT_KEYS = {"power": "flex", "side": "flip", "launcher": "attack"}
+
+
+def state_from_spec(g, spec: Mapping[str, Any]) -> State:
+    """Build a state of game ``g`` from a scenario spec; SpecError names the offending key or card."""
+    if not isinstance(spec, Mapping):
+        raise SpecError(f"a scenario spec must be a mapping, got {type(spec).__name__}")
+    _check_keys(g, spec)
+    _check_rules(g, spec)
+    n = g.num_players
+    deck = g.deck
+    seed = spec.get("seed", 0)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SpecError(f"seed = {seed!r} must be an int")
+    rng = np.random.default_rng(seed)
+    start = _flag(spec, "start", False)
+
+    pool = Counter({k: c for k, c in enumerate(deck.count_of)})
+    discard = _cards(g, spec, "discard", pool)
+    draw_top_first = _cards(g, spec, "draw_pile", pool)
+    hands_spec = spec.get("hands")
+    if hands_spec is None:
+        hands_spec = [g.hand_size] * n
+    if not isinstance(hands_spec, (list, tuple)) or len(hands_spec) != n:
+        raise SpecError(f"hands must be a list of {n} entries (a list of cards or a count per seat), got {hands_spec!r}")
+    hands: list[list[int] | int] = []
+    for seat, entry in enumerate(hands_spec):
+        if isinstance(entry, bool) or not isinstance(entry, (int, list, tuple)):
+            raise SpecError(f"hands[{seat}] = {entry!r} must be a list of cards or a card count")
+        if isinstance(entry, int):
+            if entry < 0:
+                raise SpecError(f"hands[{seat}] = {entry} must be a non-negative count")
+            hands.append(entry)
+        else:
+            hands.append(_card_list(g, entry, f"hands[{seat}]", pool))
+
+    unplaced = [k for k in sorted(pool) for _ in range(pool[k])]
+    unplaced = [unplaced[i] for i in rng.permutation(len(unplaced))]
+    s = State(n, g.num_kinds, rng)
+    for seat, entry in enumerate(hands):
+        if isinstance(entry, int):
+            if entry > len(unplaced):
+                raise SpecError(f"hands[{seat}] asks for {entry} cards but only {len(unplaced)} are left unplaced")
+            entry, unplaced = unplaced[:entry], unplaced[entry:]
+        for k in entry:
+            s.hands[seat][k] += 1
+        s.hand_size[seat] = len(entry)
+        if not entry:
+            raise SpecError(f"hands[{seat}] is empty: a player without cards has already won; give P{seat} a card")
+
+    where = spec.get("unplaced", "draw_pile")
+    if where not in ("draw_pile", "discard"):
+        raise SpecError(f"unplaced = {where!r}; allowed: draw_pile, discard")
+    if where == "discard":
+        discard = unplaced + discard
+        draw = list(reversed(draw_top_first))
+    else:
+        draw = list(reversed(draw_top_first + unplaced))
+    s.draw_pile = draw
+    s.discard = discard
+
+    s.direction = _choice(spec, "direction", 1, (1, -1))
+    s.dealer = _seat(spec, "dealer", 0, n)
+    s.scores = _scores(spec, n)
+    if start:
+        if not s.draw_pile:
+            raise SpecError("start: true turns the starter from the draw pile, but draw_pile is empty")
+        g.variant.start_round(g, s)
+        turn.run(g, s)
+        return s
+
+    if not discard:
+        raise SpecError("discard must name at least the top card (or set start: true to turn a starter)")
+    top = discard[-1]
+    s.colour = _colour(g, spec, top)
+    current = _seat(spec, "current", 0, n)
+    s.current_seat = s.turn_seat = s.next_seat = current
+    s.phase = Phase.TURN
+    s.colour_declarer = (current - s.direction) % n if g.is_wild[top] else -1
+    s.ref_colour = s.colour
+    return s
+
+
+def to_spec(g, s: State) -> dict:
+    """The state as a scenario spec (every card placed) plus phase, winner and pending."""
+    names = g.deck.name_of
+    spec = {
+        "variant": g.rules.variant,
+        "players": s.num_players,
+        "options": g.rules.changed_options(),
+        "current": s.current_seat,
+        "direction": s.direction,
+        "discard": [names[k] for k in s.discard],
+        "colour": g.deck.colours[s.colour],
+        "draw_pile": [names[k] for k in reversed(s.draw_pile)],
+        "hands": [g.hand_cards(s, q) for q in range(s.num_players)],
+        "scores": list(s.scores),
+        "dealer": s.dealer,
+        "phase": s.phase.value,
+        "winner": s.winner,
+        "pending": _pending(g, s),
+    }
+    return spec
+
+
+def _pending(g, s: State) -> dict | None:
+    out: dict[str, Any] = {}
+    if s.turn_seat != s.current_seat and not s.is_over:
+        out["turn"] = s.turn_seat
+    if s.penalty is not None:
+        out["penalty"] = s.penalty.as_dict()
+    if s.phase is Phase.PLAY_OR_KEEP_DRAWN:
+        out["drawn"] = g.deck.name_of[s.drawn_kind]
+    if s.multi is not None:
+        out["multi_play"] = {"rank": g.deck.rank_names[s.multi[0]], "placed": s.multi[1]}
+    if s.phase is Phase.JUMP_IN:
+        out["jump_in"] = g.deck.name_of[s.jump[0]]
+    if s.phase is Phase.CATCH or s.phase is Phase.UNO_CALL:
+        out["uno"] = s.waiting[1]
+    if s.is_over:
+        out["truncated"] = s.truncated
+        out["blocked"] = s.blocked
+        out["round_points"] = list(s.round_points)
+    return out or None
+
+
+# --------------------------------------------------------------------------- validation helpers
+
+def _check_keys(g, spec: Mapping) -> None:
+    for key in spec:
+        if key in VARIANT_KEYS and VARIANT_KEYS[key] != g.rules.variant:
+            raise SpecError(f"spec key {key!r} applies only to the {VARIANT_KEYS[key]} variant, "
+                            f"not {g.rules.variant!r}")
+        if key not in KNOWN_KEYS and key not in VARIANT_KEYS:
+            raise SpecError(f"unknown spec key {key!r}; allowed: {', '.join(KNOWN_KEYS)}")
+    phase = spec.get("phase")
+    if phase is not None and phase != "TURN":
+        raise SpecError(f"phase = {phase!r}: a spec builds a normal TURN state; reach other phases by stepping")
+    if spec.get("winner") is not None:
+        raise SpecError("winner is set: a spec builds a game in progress (winner must be null or omitted)")
+    if spec.get("pending"):
+        raise SpecError("pending is set: a spec builds a normal TURN state with nothing pending")
+
+
+def _check_rules(g, spec: Mapping) -> None:
+    variant = spec.get("variant")
+    if variant is not None and variant != g.rules.variant:
+        raise SpecError(f"spec variant {variant!r} does not match this game's {g.rules.variant!r}; "
+                        f"build the game with Game.from_spec(spec)")
+    players = spec.get("players")
+    if players is not None and players != g.num_players:
+        raise SpecError(f"spec players = {players!r} does not match this game's {g.num_players}; "
+                        f"build the game with Game.from_spec(spec)")
+    options = spec.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise SpecError(f"options = {options!r} must be a mapping of rule options")
+    from .rules import RuleSet
+
+    wanted = RuleSet.create(g.rules.variant, g.num_players, {**g.rules.options, **options})
+    if wanted != g.rules:
+        diff = {k: v for k, v in wanted.options.items() if g.rules.options[k] != v}
+        raise SpecError(f"spec options {diff} differ from this game's rule set; build the game with "
+                        f"Game.from_spec(spec)")
+
+
+def _cards(g, spec: Mapping, key: str, pool: Counter) -> list[int]:
+    value = spec.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise SpecError(f"{key} must be a list of cards, got {value!r}")
+    return _card_list(g, value, key, pool)
+
+
+def _card_list(g, cards, where: str, pool: Counter) -> list[int]:
+    out = []
+    for i, text in enumerate(cards):
+        try:
+            kind = g.deck.parse(text)
+        except SpecError as exc:
+            raise SpecError(f"{where}[{i}]: {exc}") from None
+        if pool[kind] <= 0:
+            count = g.deck.count_of[kind]
+            raise SpecError(f"{where}[{i}]: card {g.deck.name_of[kind]!r} is named more times than the "
+                            f"{g.deck.name} deck has ({count} {'copy' if count == 1 else 'copies'})")
+        pool[kind] -= 1
+        out.append(kind)
+    return out
+
+
+def _colour(g, spec: Mapping, top: int) -> int:
+    given = spec.get("colour")
+    if g.is_wild[top]:
+        if given is None:
+            raise SpecError(f"colour is required: the top card {g.deck.name_of[top]!r} is a wild")
+        return g.deck.colour_index(given)
+    own = g.colour_of[top]
+    if given is not None and g.deck.colour_index(given) != own:
+        raise SpecError(f"colour = {given!r} contradicts the coloured top card {g.deck.name_of[top]!r} "
+                        f"(the current colour is the top card's colour)")
+    return own
+
+
+def _seat(spec: Mapping, key: str, default: int, n: int) -> int:
+    value = spec.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        raise SpecError(f"{key} = {value!r} must be a seat 0..{n - 1}")
+    return value
+
+
+def _choice(spec: Mapping, key: str, default, allowed: tuple):
+    value = spec.get(key, default)
+    if isinstance(value, bool) or value not in allowed:
+        raise SpecError(f"{key} = {value!r}; allowed: {', '.join(map(str, allowed))}")
+    return value
+
+
+def _flag(spec: Mapping, key: str, default: bool) -> bool:
+    value = spec.get(key, default)
+    if not isinstance(value, bool):
+        raise SpecError(f"{key} = {value!r} must be true or false")
+    return value
+
+
+def _scores(spec: Mapping, n: int) -> list[int]:
+    value = spec.get("scores")
+    if value is None:
+        return [0] * n
+    if not isinstance(value, (list, tuple)) or len(value) != n or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise SpecError(f"scores = {value!r} must be a list of {n} ints")
+    return list(value)

@@ -1,0 +1,413 @@
+"""The turn machine shared by every variant: placing, drawing, penalties, UNO calls, turn ends.
+
+A placement is resolved in the order of RULES.md §1.6: card to the discard pile, colour
+(declared in its own step for wilds), win check, card effect, UNO call, decisions of other
+seats (challenge, stack, deflection), jump-in window, turn passes. Steps that may need a
+decision are pushed on ``state.agenda`` (a stack: last element runs next); ``run`` executes
+them until one needs a decision, which it records as ``state.waiting`` with ``phase`` and
+``current_seat`` set. The action handlers in ``game.py`` apply that decision and call ``run``.
+
+Functions take ``(g, s)``: ``g`` the immutable ``Game`` (rules and lookup tables), ``s`` the
+``State`` they change.
+"""
+from __future__ import annotations
+
+from .cards import Effect
+from .state import Penalty, Phase
+
+# Agenda step codes.
+AFTER_PLACE, COLOUR, UNO, CATCH, RESPOND, END_TURN, START_TURN = range(7)
+
+END_TURN_STEP = (END_TURN, 0)
+RESPOND_STEP = (RESPOND,)
+
+
+def run(g, s) -> None:
+    """Execute agenda steps until one waits for a decision (or the game ends)."""
+    agenda = s.agenda
+    while agenda:
+        step = agenda.pop()
+        waiting = _STEPS[step[0]](g, s, step)
+        if waiting is not None:
+            s.waiting = waiting
+            return
+    s.waiting = None
+
+
+# --------------------------------------------------------------------------- placing cards
+
+def play_card(g, s, p: int, kind: int, response: bool = False) -> None:
+    """Seat ``p`` places one card of ``kind`` from hand and it is resolved."""
+    s.ref_colour = s.colour
+    s.hands[p][kind] -= 1
+    s.hand_size[p] -= 1
+    s.discard.append(kind)
+    s.progress = True
+    resolve_placement(g, s, p, kind, 1, response)
+
+
+def resolve_placement(g, s, p: int, kind: int, count: int, response: bool = False) -> None:
+    """Resolve cards already on the discard pile (``count`` of one rank, top = ``kind``)."""
+    if g.is_wild[kind]:
+        s.agenda.append((AFTER_PLACE, p, kind, count, response))
+        s.agenda.append((COLOUR, p))
+    else:
+        s.colour = g.colour_of[kind]
+        s.colour_declarer = -1
+        after_colour(g, s, p, kind, count, response)
+    run(g, s)
+
+
+def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
+    """Steps (3)-(9) of §1.6 once the colour is known."""
+    final = s.hand_size[p] == 0
+    if not response:  # a response placement reuses the END_TURN of the card it answers
+        s.agenda.append(END_TURN_STEP)
+    g.effects[g.effect_of[kind]](g, s, p, kind, count, final)
+    if final:
+        end_round(g, s, p)
+        return
+    if g.jump_in and (g.jump_in_wild or not g.is_wild[kind]):
+        s.jump = (kind, p)
+    if s.hand_size[p] == 1 and g.uno_asks:
+        s.agenda.append((UNO, p))
+
+
+# --------------------------------------------------------------------------- drawing
+
+def draw_cards(g, s, seat: int, count: int) -> int:
+    """``seat`` draws up to ``count`` cards (reshuffling as needed); returns how many it got."""
+    pile = s.draw_pile
+    hand = s.hands[seat]
+    got = 0
+    while got < count:
+        if not pile:
+            if not reshuffle(g, s):
+                break  # exhaustion: the remaining draws are forfeited (CORE-12)
+            pile = s.draw_pile
+        hand[pile.pop()] += 1
+        got += 1
+    if got:
+        s.hand_size[seat] += got
+        s.progress = True
+    return got
+
+
+def draw_one(g, s, seat: int) -> int:
+    """``seat`` draws one card; returns its kind, or -1 when nothing can be drawn."""
+    if not s.draw_pile and not reshuffle(g, s):
+        return -1
+    kind = s.draw_pile.pop()
+    s.hands[seat][kind] += 1
+    s.hand_size[seat] += 1
+    s.progress = True
+    return kind
+
+
+def reshuffle(g, s) -> bool:
+    """Shuffle every discard but the top card into a new draw pile (CORE-11); False if none."""
+    discard = s.discard
+    if len(discard) <= 1:
+        return False
+    rest = discard[:-1]
+    s.rng.shuffle(rest)
+    s.draw_pile = rest
+    s.discard = [discard[-1]]
+    return True
+
+
+def holds_colour(g, s, seat: int, colour: int) -> bool:
+    """Whether ``seat`` holds a card matching ``colour`` for the restricted-wild test (CORE-16)."""
+    hand = s.hands[seat]
+    for k in g.kinds_of_colour[colour]:
+        if hand[k]:
+            return True
+    if g.wild_counts_as_match:
+        for k in g.wild_kinds:
+            if hand[k]:
+                return True
+    return False
+
+
+def penalty_draw(g, s, seat: int) -> None:
+    """The UNO penalty (CORE-21): draw two cards."""
+    g.draw_cards(g, s, seat, g.uno_penalty)
+
+
+# --------------------------------------------------------------------------- draw penalties
+
+def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None, final: bool) -> None:
+    """Start or extend a draw penalty aimed at the seat after ``p`` (HR-1 stacks extend it)."""
+    target = (p + s.direction) % s.num_players
+    pen = s.penalty
+    if pen is None:
+        s.penalty = pen = Penalty(amount, target, effect, challenge)
+    else:
+        pen.total += amount
+        pen.target = target
+        pen.last_effect = effect
+        pen.challenge = challenge
+    if final:
+        absorb(g, s)  # a last card's penalty is taken without response (CORE-24)
+    else:
+        s.agenda.append(RESPOND_STEP)
+
+
+def deflect(g, s, p: int, final: bool) -> None:
+    """A Skip/Reverse passes the pending penalty on to the seat after ``p`` (HR-4)."""
+    pen = s.penalty
+    pen.target = (p + s.direction) % s.num_players
+    pen.challenge = None
+    if final:
+        absorb(g, s)
+    else:
+        s.agenda.append(RESPOND_STEP)
+
+
+def absorb(g, s) -> None:
+    """The penalty's target draws the total and loses the turn."""
+    pen = s.penalty
+    s.penalty = None
+    g.draw_cards(g, s, pen.target, pen.total)
+    s.next_seat = (pen.target + s.direction) % s.num_players
+
+
+def challenge(g, s, challenger: int) -> None:
+    """Resolve a challenge of the challengeable wild on top of the pending penalty (CORE-18, HR-1)."""
+    pen = s.penalty
+    s.penalty = None
+    offender, guilty = pen.challenge
+    s.reveals[challenger] = (offender, tuple(s.hands[offender]))
+    if guilty:
+        g.draw_cards(g, s, offender, pen.total)
+        s.next_seat = challenger  # the successful challenger takes a normal turn (AMB-G13)
+    else:
+        g.draw_cards(g, s, challenger, pen.total + g.challenge_fail_extra)
+        s.next_seat = (challenger + s.direction) % s.num_players
+
+
+def response_actions(g, s) -> list[int]:
+    """Legal answers of the penalty's target: stack/deflect plays, challenge, accept."""
+    pen = s.penalty
+    hand = s.hands[pen.target]
+    acts = [k for k in g.response_kinds if hand[k] and g.can_respond_with(g, s, pen, k)]
+    if pen.challenge is not None:
+        acts.append(g.layout.challenge)
+    acts.append(g.layout.accept)
+    return acts
+
+
+# --------------------------------------------------------------------------- round end
+
+def hand_points(g, s, seat: int) -> int:
+    """Card points held by ``seat``."""
+    pts = g.points_of
+    return sum(c * pts[k] for k, c in enumerate(s.hands[seat]) if c)
+
+
+def end_round(g, s, winner: int | None) -> None:
+    """Score the round (None = blocked) and end the game, or deal the next round of a match."""
+    n = s.num_players
+    s.agenda.clear()
+    s.penalty = None
+    s.multi = None
+    s.jump = None
+    points = [0] * n
+    if winner is not None:
+        values = [hand_points(g, s, q) for q in range(n)]
+        if g.scoring == "winner_takes":
+            points[winner] = sum(values)
+        else:  # penalty_low: every loser adds its own hand value
+            points = values
+            points[winner] = 0
+        for q in range(n):
+            s.scores[q] += points[q]
+    s.round_points = points
+    s.round_winner = winner
+    s.blocked = winner is None
+    if g.match:
+        if max(s.scores) < g.target_score:
+            next_round(g, s, winner)
+            return
+        s.winner = match_leader(g, s)
+    else:
+        s.winner = winner
+    finish(s)
+
+
+def match_leader(g, s) -> int | None:
+    """Seat with the best match total (highest, or lowest for penalty_low); None on a tie."""
+    scores = s.scores
+    best = min(scores) if g.scoring == "penalty_low" else max(scores)
+    leaders = [q for q, v in enumerate(scores) if v == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def finish(s) -> None:
+    """Mark the game as over."""
+    s.is_over = True
+    s.phase = Phase.GAME_OVER
+    s.current_seat = -1
+    s.agenda.clear()
+    s.waiting = None
+    s.legal = None
+
+
+def next_round(g, s, last_winner: int | None) -> None:
+    """Rotate the dealer and deal a new round of the match."""
+    n = s.num_players
+    if g.dealer_rotation == "random":
+        s.dealer = int(s.rng.integers(n))
+    elif g.dealer_rotation == "winner" and last_winner is not None:
+        s.dealer = last_winner
+    else:
+        s.dealer = (s.dealer + 1) % n
+    s.round_index += 1
+    deal_round(g, s)
+
+
+def deal_round(g, s) -> None:
+    """Shuffle the whole deck, deal one card at a time from the dealer's left, resolve the starter."""
+    n = s.num_players
+    s.draw_pile = s.rng.permutation(g.deck_array).tolist()
+    s.discard = []
+    s.hands = [[0] * g.num_kinds for _ in range(n)]
+    s.hand_size = [0] * n
+    pile = s.draw_pile
+    for i in range(g.hand_size * n):
+        seat = (s.dealer + 1 + i) % n
+        s.hands[seat][pile.pop()] += 1
+        s.hand_size[seat] += 1
+    s.direction = 1
+    s.penalty = None
+    s.reveals = [None] * n
+    s.idle_turns = 0
+    s.progress = False
+    s.colour_declarer = -1
+    g.variant.start_round(g, s)
+
+
+def start_turn_step(seat: int) -> tuple:
+    """Agenda step that starts ``seat``'s normal turn."""
+    return (START_TURN, seat)
+
+
+# --------------------------------------------------------------------------- agenda steps
+
+def _after_place(g, s, step):
+    _, p, kind, count, response = step
+    after_colour(g, s, p, kind, count, response)
+    return None
+
+
+def _colour(g, s, step):
+    s.phase = Phase.CHOOSE_COLOUR
+    s.current_seat = step[1]
+    return step
+
+
+def _uno(g, s, step):
+    s.phase = Phase.UNO_CALL
+    s.current_seat = step[1]
+    return step
+
+
+def _catch(g, s, step):
+    _, p, i = step
+    s.phase = Phase.CATCH
+    s.current_seat = (p + i * s.direction) % s.num_players
+    return step
+
+
+def _respond(g, s, step):
+    acts = response_actions(g, s)
+    if len(acts) == 1:  # nothing to decide: take it
+        absorb(g, s)
+        return None
+    s.phase = Phase.STACK_RESPONSE if acts[0] < g.layout.num_kinds else Phase.CHALLENGE_OR_ACCEPT
+    s.current_seat = s.penalty.target
+    s.legal = acts
+    return step
+
+
+def _end_turn(g, s, step):
+    jump = s.jump
+    if jump is not None:
+        kind, placer = jump
+        n = s.num_players
+        i = step[1]
+        while i < n:
+            q = (s.next_seat + i * s.direction) % n
+            i += 1
+            if q != placer and s.hands[q][kind]:
+                s.phase = Phase.JUMP_IN
+                s.current_seat = q
+                return (END_TURN, i)
+        s.jump = None
+    if s.progress:
+        s.idle_turns = 0
+    else:
+        s.idle_turns += 1
+        if s.idle_turns >= s.num_players:
+            end_round(g, s, None)  # blocked round (CORE-12)
+            return None
+    s.progress = False
+    seat = s.next_seat
+    s.turn_seat = s.current_seat = seat
+    s.phase = Phase.TURN
+    return step
+
+
+def _start_turn(g, s, step):
+    s.turn_seat = s.current_seat = step[1]
+    s.phase = Phase.TURN
+    s.progress = False
+    return step
+
+
+_STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn)
+
+
+def effect_number(g, s, p, kind, count, final):
+    """No effect: the next seat plays."""
+    s.next_seat = (p + s.direction) % s.num_players
+
+
+def effect_skip(g, s, p, kind, count, final):
+    """Skip ``count`` seats (CORE-13, HR-3); against a pending penalty it deflects (HR-4)."""
+    if s.penalty is not None:
+        deflect(g, s, p, final)
+        return
+    s.next_seat = (p + (count + 1) * s.direction) % s.num_players
+
+
+def effect_reverse(g, s, p, kind, count, final):
+    """Reverse the direction (CORE-14); two players: acts as a Skip; against a penalty it deflects."""
+    if count % 2:
+        s.direction = -s.direction
+    if s.penalty is not None:
+        deflect(g, s, p, final)
+        return
+    n = s.num_players
+    if n == 2 and g.reverse_as_skip:
+        s.next_seat = (p + count + 1) % 2
+    else:
+        s.next_seat = (p + s.direction) % n
+
+
+def effect_wild(g, s, p, kind, count, final):
+    """Colour already declared: the next seat plays."""
+    s.next_seat = (p + s.direction) % s.num_players
+
+
+def effect_draw_two(g, s, p, kind, count, final):
+    """The next seat draws 2 per card and loses its turn, unless it stacks or deflects."""
+    add_penalty(g, s, p, 2 * count, Effect.DRAW_TWO, None, final)
+
+
+def effect_wild_draw_four(g, s, p, kind, count, final):
+    """The next seat draws 4 and loses its turn, or challenges (CORE-16..18)."""
+    chal = None
+    if g.bluffing and not final:
+        chal = (p, holds_colour(g, s, p, s.ref_colour))
+    add_penalty(g, s, p, 4, Effect.WILD_DRAW_FOUR, chal, final)

@@ -1,0 +1,55 @@
+"""Variant registry: each variant module registers a ``VariantDef`` under its preset name.
+
+A variant contributes its deck manifest, its option schema, its effect handlers and its
+starter rule; the turn machine (``uno_env.turn``) is shared. New variants (Flex, Flip,
+Attack) register here and every environment picks them up through ``VARIANTS``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from ..errors import RuleError
+from ..rules import Option
+
+
+@dataclass(frozen=True)
+class VariantDef:
+    """What a variant contributes to the engine."""
+
+    name: str
+    min_players: int
+    max_players: int
+    hand_size: int
+    deck: str                                  # manifest name in uno_env/decks
+    options: tuple[Option, ...]                # full option schema (common + own)
+    effects: Mapping[int, Callable]            # Effect -> handler(g, s, p, kind, count, final)
+    start_round: Callable                      # starter rule: resolves the first discard, queues the first turn
+    can_respond_with: Callable                 # (g, s, penalty, kind) -> bool: stack/deflect legality
+    response_effects: tuple[int, ...] = ()     # effects of cards that may answer a pending penalty
+    wild_counts_as_match: bool = False         # held wilds count for the restricted-wild test (CORE-16)
+    challenge_fail_extra: int = 2              # extra cards an innocent-verdict challenger draws
+    targets: bool = False                      # the action space has target actions
+    flex_plays: bool = False                   # the action space has FLEX-mode play actions
+    draw_word: str = "draw"
+    doc: str = ""
+    extra: Mapping = field(default_factory=dict)
+
+
+VARIANTS: dict[str, VariantDef] = {}
+
+
+def register(vdef: VariantDef) -> VariantDef:
+    """Add a variant preset to the registry."""
+    VARIANTS[vdef.name] = vdef
+    return vdef
+
+
+def get_variant(name: str) -> VariantDef:
+    """The registered variant of that preset name, or RuleError listing the presets."""
+    if not isinstance(name, str) or name not in VARIANTS:
+        raise RuleError(f"unknown variant {name!r}; available presets: {', '.join(VARIANTS)}")
+    return VARIANTS[name]
+
+
+from . import classic  # noqa: E402,F401  (registers classic, alphabet, xiangqi)
