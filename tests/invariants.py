@@ -6,20 +6,29 @@ import numpy as np
 from uno_env import Game, Phase
 
 
+_COUNTS: dict[int, np.ndarray] = {}
+
+
+def _deck_counts(g: Game) -> np.ndarray:
+    counts = _COUNTS.get(id(g.deck))
+    if counts is None:
+        counts = _COUNTS[id(g.deck)] = np.array(g.deck.count_of, dtype=np.int64)
+    return counts
+
+
 def check_invariants(g: Game, s) -> None:
     """Raise AssertionError if the state breaks an invariant."""
-    counts = np.zeros(g.num_kinds, dtype=np.int64)
-    for hand, size in zip(s.hands, s.hand_size):
-        assert min(hand) >= 0, "negative card count in a hand"
-        assert sum(hand) == size, "hand_size out of sync with the hand"
-        counts += hand
-    counts += np.bincount(s.draw_pile, minlength=g.num_kinds)
-    counts += np.bincount(s.discard, minlength=g.num_kinds)
-    assert counts.tolist() == list(g.deck.count_of), "card conservation broken"
+    hands = np.array(s.hands, dtype=np.int64)
+    piles = np.bincount(np.fromiter(s.draw_pile + s.discard, np.intp), minlength=g.num_kinds)
+    counts = hands.sum(axis=0) + piles
+    if not np.array_equal(counts, _deck_counts(g)):
+        raise AssertionError("card conservation broken")
+    assert hands.min() >= 0, "negative card count in a hand"
+    assert hands.sum(axis=1).tolist() == s.hand_size, "hand_size out of sync with the hand"
     assert s.discard, "no top card"
     assert 0 <= s.colour < 4, "current colour out of range"
     top = s.discard[-1]
-    if not g.is_wild[top] and s.phase is not Phase.MULTI_PLAY:
+    if not g.is_wild[top] and s.phase is not Phase.MULTI_PLAY and not s.truncated:
         assert s.colour == g.colour_of[top], "coloured top card but a different current colour"
     if s.is_over:
         assert s.phase is Phase.GAME_OVER
@@ -35,8 +44,8 @@ def check_invariants(g: Game, s) -> None:
     assert legal, "no legal action for the deciding seat"
     mask = g.legal_action_mask(s)
     assert mask.dtype == np.int8 and mask.shape == (g.num_actions,)
-    assert np.flatnonzero(mask).tolist() == sorted(legal), "mask differs from the legal actions"
-    assert len(set(legal)) == len(legal), "duplicate legal actions"
+    assert mask.sum() == len(legal) and mask[legal].all(), "mask differs from the legal actions"
+    assert legal == sorted(set(legal)), "legal actions not ascending and unique"
     for seat, size in enumerate(s.hand_size):
         # only a wild played as the last card is still waiting for its colour (CORE-24)
         assert size > 0 or (seat == s.current_seat and s.phase is Phase.CHOOSE_COLOUR), \

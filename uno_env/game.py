@@ -223,8 +223,8 @@ class Game:
         """Apply one decision of the deciding seat; raises IllegalActionError (state unchanged) if not legal."""
         if s.is_over:
             raise IllegalActionError("the game is over: no action is legal")
-        if isinstance(action, str):
-            action = self.action_from_string(action, s)
+        if type(action) is not int:
+            action = self._coerce_action(s, action)
         legal = s.legal
         if legal is None:
             legal = s.legal = self._compute_legal(s)
@@ -239,9 +239,14 @@ class Game:
             turn.finish(s)
         return s
 
-    def _reject(self, s: State, action: Any, legal: list[int]) -> None:
-        if isinstance(action, (bool, float)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an int id (or an action string), got {action!r}")
+    def _coerce_action(self, s: State, action: Any) -> int:
+        if isinstance(action, str):
+            return self.action_from_string(action, s)
+        if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+            return int(action)
+        raise IllegalActionError(f"action must be an int id (or an action string), got {action!r}")
+
+    def _reject(self, s: State, action: int, legal: list[int]) -> None:
         try:
             shown = self.action_to_string(action, s)
         except ActionParseError:

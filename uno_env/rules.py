@@ -40,8 +40,8 @@ class Option:
     def validate(self, value: Any) -> Any:
         """Normalised value, or RuleError naming the key and the allowed values."""
         if self.choices is not None:
-            if isinstance(value, bool) and "on" in self.choices:
-                value = "on" if value else "off"
+            if isinstance(value, bool) and ("on" if value else "off") in self.choices:
+                value = "on" if value else "off"  # YAML 1.1 reads on/off as booleans
             if value not in self.choices or isinstance(value, bool) != isinstance(self.choices[0], bool):
                 raise RuleError(f"rule option {self.key!r} = {value!r} is not allowed; allowed values: {self.allowed()}")
             return value
@@ -176,6 +176,9 @@ class RuleSet:
         except KeyError:
             raise RuleError(f"rule set of {self.variant!r} has no option {key!r}") from None
 
+    def __reduce__(self):
+        return (RuleSet.create, (self.variant, self.num_players, dict(self.options)))
+
     def __hash__(self) -> int:
         return hash((self.variant, self.num_players, tuple(sorted(self.options.items()))))
 
@@ -198,13 +201,43 @@ def _flatten(options: Mapping[str, Any], prefix: str = "") -> dict:
     return out
 
 
+#: Option namespaces of the variants (``flex.*``, ``flip.*``, ``attack.*``).
+VARIANT_NAMESPACES = ("flex", "flip", "attack")
+
+
 def _unknown_option_message(key: str, variant: str, schema: Mapping[str, Option]) -> str:
     from .variants import VARIANTS
 
     owners = [name for name, v in VARIANTS.items() if any(o.key == key for o in v.options)]
+    prefix = key.split(".", 1)[0]
+    if not owners and "." in key and prefix in VARIANT_NAMESPACES:
+        owners = [prefix]
     if owners:
         return (f"rule option {key!r} does not apply to variant {variant!r} "
                 f"(it belongs to {', '.join(owners)}); allowed options: {', '.join(schema)}")
     close = difflib.get_close_matches(key, list(schema), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown rule option {key!r} for variant {variant!r}{hint}; allowed options: {', '.join(schema)}"
+
+
+def options_markdown() -> str:
+    """Markdown reference of every variant's options (docs/rule-options.md is generated from it)."""
+    from .variants import VARIANTS
+
+    lines = ["# Rule options", "",
+             "Generated from the option schema in `uno_env/rules.py` (a test keeps this file in sync).",
+             "Pass options as keywords (`Game(\"classic\", num_players=4, stacking=\"any\")`), as a mapping",
+             "(`options={...}`, nested per variant or dotted), or in a YAML rule config (`configs/rules`).", ""]
+    seen: dict[tuple, list[str]] = {}
+    for name, vdef in VARIANTS.items():
+        seen.setdefault(vdef.options, []).append(name)
+    for options, names in seen.items():
+        vdefs = [VARIANTS[n] for n in names]
+        lines += [f"## {', '.join(names)}", ""]
+        for v in vdefs:
+            lines.append(f"- `{v.name}`: {v.doc}; {v.min_players}-{v.max_players} players, {v.hand_size} cards dealt.")
+        lines += ["", "| option | default | allowed | meaning |", "|---|---|---|---|"]
+        for o in options:
+            lines.append(f"| `{o.key}` | `{o.default!r}` | {o.allowed()} | {o.doc} |")
+        lines.append("")
+    return "\n".join(lines)

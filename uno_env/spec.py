@@ -213,7 +213,7 @@ def _card_list(g, cards, where: str, pool: Counter) -> list[int]:
         try:
             kind = g.deck.parse(text)
         except SpecError as exc:
-            raise SpecError(f"{where}[{i}]: {exc}") from None
+            raise type(exc)(f"{where}[{i}]: {exc}") from None
         if pool[kind] <= 0:
             count = g.deck.count_of[kind]
             raise SpecError(f"{where}[{i}]: card {g.deck.name_of[kind]!r} is named more times than the "

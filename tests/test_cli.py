@@ -1,0 +1,26 @@
+"""The ``uno-env`` command line: the demo (the README's main job) and the bench command run."""
+from __future__ import annotations
+
+from train.cli import main
+
+
+def test_demo_plays_one_game_to_the_end(capsys):
+    assert main(["demo", "--variant", "alphabet", "--players", "3", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Game('alphabet', num_players=3)" in out
+    assert "wins after" in out or "no winner" in out
+    assert out.count("\n") > 20
+
+
+def test_demo_is_deterministic_and_accepts_options(capsys):
+    main(["demo", "--seed", "4", "--option", "stacking=any", "--option", "jump_in=true"])
+    first = capsys.readouterr().out
+    main(["demo", "--seed", "4", "--option", "stacking=any", "--option", "jump_in=true"])
+    assert capsys.readouterr().out == first
+    assert "stacking='any'" in first and "jump_in='on'" in first
+
+
+def test_bench_prints_a_row_per_measurement(capsys):
+    assert main(["bench", "engine", "--seconds", "0.2", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "uno_env classic 2p" in out and "decisions/s" in out

@@ -1,0 +1,77 @@
+"""Seeded random games with every invariant checked after every step (RULES.md §6.7).
+
+2,000 games per preset and per house rule, at 2, 4 and the maximum player count. Most games
+prefer card plays (``eager``) so they end in a win; every 40th game picks uniformly among all
+legal actions (long games with many voluntary draws, reshuffles and truncations).
+"""
+from __future__ import annotations
+
+import pytest
+
+from invariants import play_random_game
+from uno_env import VARIANTS, Game
+
+GAMES = 2000
+
+PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi") for n in (2, 4, VARIANTS[v].max_players)]
+
+HOUSE_RULES = [
+    {"stacking": "any"},
+    {"stacking": "same_value"},
+    {"stacking": "draw_two_only"},
+    {"jump_in": "on"},
+    {"jump_in": "on", "jump_in_allow_wild": True},
+    {"multi_play": "on"},
+    {"multi_play": "on", "multi_play_subset": "any_subset", "multi_play_first_match": "any_legal"},
+    {"madness": "on"},
+    {"madness": "on", "stacking": "any", "madness_colour_rule": "free"},
+    {"draw_rule": "draw_until_playable"},
+    {"uno_call": "decide"},
+    {"uno_call": "explicit"},
+    {"restricted_wild_bluffing": False},
+]
+HOUSE = [("classic", n, opts) for opts in HOUSE_RULES for n in (2, 4, 10)]
+HOUSE.append(("classic", 2, {"two_player_wild_miss_draw": 2}))
+ALL_ON = {"stacking": "any", "jump_in": "on", "multi_play": "on", "madness": "on",
+          "draw_rule": "draw_until_playable", "uno_call": "explicit"}
+COMBINED = [(v, 4, ALL_ON) for v in ("classic", "alphabet", "xiangqi")]
+
+
+def _id(case):
+    variant, n, opts = case
+    return f"{variant}-{n}p-" + ("-".join(f"{k}={v}" for k, v in opts.items()) or "default")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED, ids=_id)
+def test_random_games_keep_invariants(case):
+    variant, n, opts = case
+    game = Game(variant, num_players=n, **opts)
+    outcomes = {"win": 0, "blocked": 0, "truncated": 0}
+    for seed in range(GAMES):
+        state, steps = play_random_game(game, seed, eager=0.0 if seed % 40 == 0 else 0.9)
+        assert state.is_over and steps == state.steps
+        outcomes["truncated" if state.truncated else "blocked" if state.blocked else "win"] += 1
+        if state.truncated:
+            assert state.steps == game.max_steps
+    assert sum(outcomes.values()) == GAMES
+    assert outcomes["win"] > GAMES // 2, outcomes  # games end by someone going out, not by the cap
+
+
+@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi"])
+def test_matches_keep_invariants(variant):
+    game = Game(variant, num_players=3, match=True, max_steps=200_000)
+    for seed in range(20):
+        state, _ = play_random_game(game, seed, eager=0.9)
+        assert state.is_over and not state.truncated
+        assert max(state.scores) >= game.target_score
+        assert state.winner == max(range(3), key=lambda q: state.scores[q])
+        assert state.round_index >= 0
+
+
+def test_penalty_low_match_winner_has_lowest_total():
+    game = Game("classic", num_players=4, match=True, scoring_method="penalty_low", max_steps=200_000)
+    for seed in range(10):
+        state, _ = play_random_game(game, seed, eager=0.9)
+        assert max(state.scores) >= game.target_score
+        assert state.scores[state.winner] == min(state.scores)

@@ -1,0 +1,65 @@
+"""Scenario specs: defaults, placement of unplaced cards, start: true, and to_spec round trips."""
+from __future__ import annotations
+
+import numpy as np
+
+from uno_env import Game, load_scenario
+
+
+def test_to_spec_round_trips_a_turn_state():
+    game = Game("classic", num_players=4, stacking="any")
+    rng = np.random.default_rng(1)
+    for seed in range(20):
+        state = game.new_state(seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if state.is_over:
+                break
+            legal = game.legal_actions(state)
+            game.step(state, legal[int(rng.integers(len(legal)))])
+        if state.phase != "TURN":
+            continue
+        spec = game.to_spec(state)
+        again = game.state_from_spec(spec)
+        assert game.to_spec(again) == spec
+        assert game.legal_actions(again) == game.legal_actions(state)
+
+
+def test_unplaced_cards_fill_counts_then_go_under_the_draw_pile():
+    game = Game("classic", num_players=3)
+    state = game.state_from_spec({"discard": ["R7"], "draw_pile": ["G1", "Y2"], "hands": [["R3"], 4, 5]})
+    spec = game.to_spec(state)
+    assert spec["draw_pile"][:2] == ["G1", "Y2"]
+    assert [len(h) for h in spec["hands"]] == [1, 4, 5]
+    assert len(spec["draw_pile"]) == 108 - 1 - 10
+    assert spec["current"] == 0 and spec["phase"] == "TURN" and spec["colour"] == "R"
+
+
+def test_unplaced_cards_can_go_under_the_discard():
+    game = Game("classic", num_players=2)
+    state = game.state_from_spec({"discard": ["R7"], "draw_pile": ["G1"], "hands": [["R3"], 2],
+                                  "unplaced": "discard"})
+    spec = game.to_spec(state)
+    assert spec["draw_pile"] == ["G1"] and spec["discard"][-1] == "R7" and len(spec["discard"]) == 108 - 4
+
+
+def test_spec_seed_orders_unplaced_cards():
+    game = Game("classic", num_players=2)
+    a = game.to_spec(game.state_from_spec({"discard": ["R7"], "seed": 1}))
+    b = game.to_spec(game.state_from_spec({"discard": ["R7"], "seed": 1}))
+    c = game.to_spec(game.state_from_spec({"discard": ["R7"], "seed": 2}))
+    assert a == b and a != c
+    assert [len(h) for h in a["hands"]] == [7, 7]  # default hand size
+
+
+def test_load_scenario_builds_the_game_from_the_spec():
+    game, state = load_scenario({"variant": "xiangqi", "players": 3, "options": {"jump_in": "on"},
+                                 "discard": ["R-兵"], "hands": [["G-卒", "B-GEN"], 3, 3]})
+    assert game.rules.variant == "xiangqi" and game.num_players == 3 and game.rules["jump_in"] == "on"
+    assert game.legal_action_strings(state) == ["play G-卒", "draw"]
+
+
+def test_start_true_turns_the_starter_from_the_draw_pile():
+    game = Game("classic", num_players=4)
+    state = game.state_from_spec({"dealer": 1, "start": True, "draw_pile": ["G4"], "hands": [7, 7, 7, 7]})
+    spec = game.to_spec(state)
+    assert spec["discard"] == ["G4"] and spec["colour"] == "G" and state.current_seat == 2
