@@ -18,7 +18,7 @@ run: $(STAMP)
 
 ## test: the whole test suite on both cores
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 ## bench: engine throughput, and RLCard's UNO for comparison (installs the optional extra)
 bench: $(STAMP)
