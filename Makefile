@@ -24,6 +24,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,rlcard]'
 	$(BIN)/uno-env bench engine
+	$(BIN)/uno-env bench env
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -173,8 +173,10 @@ def test_rule_configs_in_configs_dir_load():
         Game(rules).new_state(0)
 
 
-def test_rule_options_doc_is_in_sync_with_the_schema():
-    from uno_env.rules import options_markdown
+def test_generated_docs_are_current():
+    import runpy
 
-    with open("docs/rule-options.md", encoding="utf-8") as fh:
-        assert fh.read() == options_markdown(), "regenerate docs/rule-options.md from options_markdown()"
+    generated = runpy.run_path("docs/generate.py")["generated"]()
+    for name, text in generated.items():
+        with open(f"docs/{name}", encoding="utf-8") as fh:
+            assert fh.read() == text, f"docs/{name} is stale: run python docs/generate.py"

@@ -24,3 +24,10 @@ def test_bench_prints_a_row_per_measurement(capsys):
     assert main(["bench", "engine", "--seconds", "0.2", "--players", "2"]) == 0
     out = capsys.readouterr().out
     assert "uno_env classic 2p" in out and "decisions/s" in out
+
+
+def test_bench_env_prints_aec_and_gymnasium_rows(capsys):
+    assert main(["bench", "env", "--seconds", "0.2", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "uno_env AEC classic 2p" in out and "uno_env AEC raw classic 2p" in out
+    assert "gymnasium classic 2p" in out

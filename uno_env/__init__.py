@@ -15,6 +15,23 @@ __all__ = ["Game", "RuleSet", "State", "Phase", "VARIANTS", "UnoError", "RuleErr
            "CardNotationError", "IllegalActionError", "ActionParseError", "load_scenario"]
 
 
+try:  # Gymnasium ids for every preset (the engine itself does not need gymnasium)
+    from .registration import register_envs as _register_envs
+
+    _register_envs()
+except ImportError:  # pragma: no cover - gymnasium not installed
+    pass
+
+
+def __getattr__(name: str):
+    # the environments import pettingzoo/gymnasium; the engine alone does not need them
+    if name in ("env", "raw_env"):
+        from . import aec_env
+
+        return getattr(aec_env, name)
+    raise AttributeError(f"module 'uno_env' has no attribute {name!r}")
+
+
 def load_scenario(spec: dict) -> tuple[Game, State]:
     """The game a scenario spec describes and the state it builds."""
     game = Game.from_spec(spec)

@@ -1,0 +1,185 @@
+"""PettingZoo AEC and Gymnasium environments: API conformance, seeding, no hidden-information leaks."""
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import uno_env
+from uno_env import VARIANTS
+from uno_env.gym_env import UnoEnv
+from uno_env.observation import ObservationEncoder
+from uno_env.registration import env_id
+
+CASES = [(v, n) for v in VARIANTS for n in sorted({2, 4, VARIANTS[v].max_players})]
+
+
+def _ids(case):
+    return f"{case[0]}-{case[1]}p"
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        # PettingZoo's api_test recommends Box/Discrete observation spaces; classic games use a Dict with a mask
+        warnings.filterwarnings("ignore", message="Observation space for each agent probably should be")
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        yield
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids)
+def test_pettingzoo_api_and_seed(case):
+    variant, n = case
+    api_test(uno_env.env(variant=variant, num_players=n), num_cycles=400)
+    seed_test(lambda: uno_env.env(variant=variant, num_players=n), num_cycles=400)
+
+
+def test_aec_game_to_the_end_zero_sum_rewards():
+    env = uno_env.env(variant="classic", num_players=4, stacking="any", uno_call="explicit")
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    totals = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        assert env.unwrapped.state.current_seat == int(agent.split("_")[1])
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+    assert sorted(totals.values()) == pytest.approx([-1 / 3] * 3 + [1.0])
+
+
+def test_aec_out_of_turn_decider_is_selected():
+    env = uno_env.raw_env(variant="classic", num_players=3, uno_call="explicit")
+    env.reset(seed=1)
+    env.state = env.game.state_from_spec({"discard": ["R7"], "hands": [["R3", "B9"], 3, 3]})
+    env.agent_selection = "player_0"
+    env.step(env.game.action_from_string("play R3"))
+    assert env.agent_selection == "player_0" and env.state.phase == "UNO_CALL"
+    env.step(env.game.action_from_string("no-call"))
+    assert env.agent_selection == "player_1" and env.state.phase == "CATCH"
+    assert env.observe("player_0")["action_mask"].sum() == 0
+    assert env.observe("player_1")["action_mask"].sum() == 2
+
+
+@pytest.mark.parametrize("reward, expected", [("win_loss", [1.0, -0.5, -0.5]), ("points", [0.21, 0.0, 0.0])])
+def test_aec_reward_modes(reward, expected):
+    env = uno_env.raw_env(variant="classic", num_players=3, reward=reward)
+    env.reset(seed=1)
+    env.state = env.game.state_from_spec({"discard": ["R7"], "hands": [["R3"], ["B9", "G2"], ["Y1", "G9"]]})
+    env.agent_selection = "player_0"
+    env.step(env.game.action_from_string("play R3"))
+    assert [env.rewards[a] for a in env.possible_agents] == pytest.approx(expected)
+    assert all(env.terminations.values())
+
+
+def test_render_modes():
+    env = uno_env.raw_env(variant="xiangqi", num_players=3, render_mode="ansi")
+    env.reset(seed=2)
+    text = env.render()
+    assert "xiangqi UNO, 3 players" in text and "P0" in text and "draw pile" in text
+
+
+def test_observation_hides_hidden_information():
+    game = uno_env.Game("classic", num_players=3, uno_call="explicit")
+    enc = ObservationEncoder(game)
+    base = {"discard": ["G5", "R7"], "hands": [["R3", "B9"], ["Y1", "Y2", "G8"], ["B1", "B2"]],
+            "draw_pile": ["G1", "Y9", "R4"]}
+    other = {**base, "hands": [["R3", "B9"], ["W4", "RS", "B+2"], ["Y5", "G6"]], "draw_pile": ["W", "B5", "Y3"]}
+    a, b = game.state_from_spec(base), game.state_from_spec(other)
+    for seat_obs in (0,):
+        assert np.array_equal(enc.encode(a, seat_obs), enc.encode(b, seat_obs))
+    # what P0 may see does change it: its own hand, and a public count
+    c = game.state_from_spec({**base, "hands": [["R3", "B8"], ["Y1", "Y2", "G8"], ["B1", "B2"]]})
+    assert not np.array_equal(enc.encode(a, 0), enc.encode(c, 0))
+    d = game.state_from_spec({**base, "hands": [["R3", "B9"], ["Y1", "Y2"], ["B1", "B2"]]})
+    assert not np.array_equal(enc.encode(a, 0), enc.encode(d, 0))
+
+
+def test_challenge_reveal_goes_to_the_challenger_only():
+    game = uno_env.Game("classic", num_players=3)
+    enc = ObservationEncoder(game)
+    s = game.state_from_spec({"discard": ["G5"], "hands": [["W4", "G1", "R2"], ["Y1", "Y2"], ["B1", "B2"]]})
+    before = [enc.encode(s, q) for q in range(3)]
+    game.step(s, "play W4")
+    game.step(s, "colour B")
+    game.step(s, "challenge")  # guilty: P0 held G1
+    rev = enc.offsets["revealed"]
+    assert enc.encode(s, 1)[rev].sum() > 0
+    assert enc.encode(s, 0)[rev].sum() == 0 and enc.encode(s, 2)[rev].sum() == 0
+    assert before[1][rev].sum() == 0
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_gymnasium_and_sb3_check_env(variant):
+    from gymnasium.utils.env_checker import check_env as gym_check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    env = gym.make(env_id(variant), num_players=3)
+    gym_check_env(env.unwrapped, skip_render_check=True)
+    sb3_check_env(UnoEnv(variant, 2), warn=False)
+
+
+def test_gymnasium_reset_seed_is_deterministic():
+    def rollout(seed):
+        env = gym.make("uno_env/Classic-v0", num_players=3)
+        obs, info = env.reset(seed=seed)
+        trace = [obs.tobytes(), info["seat"]]
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            action = int(np.flatnonzero(mask)[0])
+            obs, reward, term, trunc, info = env.step(action)
+            trace += [obs.tobytes(), reward]
+            done = term or trunc
+        return trace
+
+    assert rollout(5) == rollout(5)
+    assert rollout(5) != rollout(6)
+
+
+def test_gymnasium_step_types_and_illegal_action():
+    env = UnoEnv("classic", 2, learner_seat=0)
+    obs, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, reward, term, trunc, info = env.step(illegal)
+    assert type(reward) is float and type(term) is bool and type(trunc) is bool
+    assert reward == -1.0 and term and info["illegal_action"]
+
+
+def test_gymnasium_opponents_are_called():
+    calls = []
+
+    def first_legal(obs, mask):
+        calls.append(obs.shape)
+        return int(np.flatnonzero(mask)[0])
+
+    env = UnoEnv("classic", 3, learner_seat=1, opponents=first_legal)
+    env.reset(seed=0)
+    for _ in range(10):
+        _, _, term, trunc, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if term or trunc:
+            break
+    assert calls and env.state.current_seat in (1, -1)
+    with pytest.raises(ValueError, match="expected 2 policies"):
+        UnoEnv("classic", 3, opponents=[first_legal])
+
+
+def test_maskable_ppo_smoke_on_subproc_vec_env():
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    vec = make_vec_env(UnoEnv, n_envs=2, seed=0, vec_env_cls=SubprocVecEnv,
+                       env_kwargs={"variant": "classic", "num_players": 2})
+    try:
+        model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+        model.learn(total_timesteps=256)
+        assert model.num_timesteps >= 256
+    finally:
+        vec.close()

@@ -1,0 +1,150 @@
+"""PettingZoo AEC environment over the engine: ``uno_env.env(...)`` and ``uno_env.raw_env(...)``.
+
+=====================  ===============================================================================
+agents                 ``player_0`` .. ``player_{n-1}``
+agent_selection        the engine's deciding seat (a challenger, catcher or jump-in candidate acts out
+                       of turn)
+action space           ``Discrete(game.num_actions)``, fixed per variant (``uno_env/actions.py`` layout)
+observation space      ``Dict(observation=Box(float32, (d,)), action_mask=Box(int8, (num_actions,)))``;
+                       the vector layout is tabled in ``uno_env/observation.py``; the mask is all zeros
+                       for an agent that is not deciding
+rewards                at the end of a game: winner +1, every other seat -1/(n-1); with
+                       ``reward="points"`` the points instead (winner +points/100, or with
+                       ``scoring_method="penalty_low"`` each loser -own points/100; a match's totals
+                       with ``match=True``)
+termination            the round (or, with ``match=True``, the match) is over
+truncation             the engine's step cap ``max_steps`` is reached
+render modes           ``ansi`` (returns the text) and ``human`` (prints it)
+=====================  ===============================================================================
+
+Any rule option of the variant is a keyword argument: ``uno_env.env(variant="classic",
+num_players=4, stacking="any", uno_call="explicit")``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import Game
+from .observation import ObservationEncoder
+from .render import render_text
+from .rules import RuleSet
+
+REWARD_MODES = ("win_loss", "points")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC environment with PettingZoo's standard classic-game wrappers."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """UNO as a PettingZoo AEC environment (no wrappers)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "uno_v0", "is_parallelizable": False}
+
+    def __init__(self, variant: str = "classic", num_players: int = 2, render_mode: str | None = None,
+                 reward: str = "win_loss", rules: RuleSet | None = None, **rule_options: Any):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
+        self.game = Game(rules, options=rule_options) if rules is not None else \
+            Game(variant, num_players, **rule_options)
+        self.encoder = ObservationEncoder(self.game)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(self.encoder.low, self.encoder.high, (self.encoder.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
+        })
+        act_space = spaces.Discrete(self.game.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._seeder = np.random.default_rng()
+        self._no_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self.state = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """Observation space of an agent (the same for all)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """Action space of an agent (the same for all)."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game; ``seed`` makes it and every later reset reproducible."""
+        if seed is not None:
+            self._seeder = np.random.default_rng(seed)
+        self.state = self.game.new_state(int(self._seeder.integers(2**63 - 1)))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state.current_seat]
+
+    def observe(self, agent: str) -> dict:
+        """Observation and action mask of ``agent``."""
+        seat = self.possible_agents.index(agent)
+        s = self.state
+        mask = self.game.legal_action_mask(s) if seat == s.current_seat else self._no_mask.copy()
+        return {"observation": self.encoder.encode(s, seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self.state
+        self._cumulative_rewards[agent] = 0.0
+        self.game.step(s, int(action))
+        if s.is_over:
+            rewards = self._final_rewards()
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = rewards[i]
+                self.terminations[a] = not s.truncated
+                self.truncations[a] = s.truncated
+                self.infos[a] = {"winner": s.winner, "round_points": list(s.round_points)}
+        else:
+            self.agent_selection = self.possible_agents[s.current_seat]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _final_rewards(self) -> list[float]:
+        s = self.state
+        if self.reward_mode == "win_loss" or s.winner is None:
+            return s.returns
+        points = s.scores if self.game.match else s.round_points
+        if self.game.scoring == "penalty_low":
+            return [-p / 100.0 for p in points]
+        return [p / 100.0 for p in points]
+
+    def render(self) -> str | None:
+        """The game as a text table (``ansi``: returned; ``human``: printed)."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game, self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""

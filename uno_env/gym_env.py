@@ -1,0 +1,150 @@
+"""Gymnasium single-agent environment: the learner holds one seat, opponents act inside ``step``.
+
+Registered ids: ``uno_env/<Variant>-v0`` for every preset (``uno_env/Classic-v0``,
+``uno_env/Alphabet-v0``, ``uno_env/Xiangqi-v0``, and each variant registered later).
+
+- Observation: ``Box(float32, (d,))``, the vector of ``uno_env/observation.py`` for the learner's seat.
+- Action: ``Discrete(num_actions)``; ``action_masks()`` returns the legal-action mask (bool), as
+  sb3-contrib's MaskablePPO expects (it works through ``SubprocVecEnv``).
+- Reward: 0 until the game ends, then the learner's return (+1 win, -1/(n-1) loss, 0 without a
+  winner); ``reward="points"`` as in the AEC env. An illegal action ends the episode with
+  ``illegal_penalty`` and ``info["illegal_action"] = True``; it never raises.
+- Opponents: a list (one per other seat) or a single policy used for all; a policy is
+  ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable). The default
+  is a uniformly random legal player drawing from the env's seeded generator.
+- ``learner_seat``: a seat number, or ``"random"`` (drawn per episode).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .aec_env import REWARD_MODES
+from .game import Game
+from .observation import ObservationEncoder
+from .render import render_text
+from .rules import RuleSet
+
+Policy = Callable[[np.ndarray, np.ndarray], int]
+
+
+class UnoEnv(gym.Env):
+    """One learner seat against opponent policies."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(self, variant: str = "classic", num_players: int = 2, learner_seat: int | str = "random",
+                 opponents: Any = None, reward: str = "win_loss", illegal_penalty: float = -1.0,
+                 render_mode: str | None = None, rules: RuleSet | None = None, **rule_options: Any):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
+        self.game = Game(rules, options=rule_options) if rules is not None else \
+            Game(variant, num_players, **rule_options)
+        n = self.game.num_players
+        if learner_seat != "random" and (isinstance(learner_seat, bool) or not isinstance(learner_seat, int)
+                                         or not 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat {learner_seat!r} must be 'random' or a seat 0..{n - 1}")
+        self.learner_seat = learner_seat
+        self.encoder = ObservationEncoder(self.game)
+        self.observation_space = spaces.Box(self.encoder.low, self.encoder.high, (self.encoder.size,), np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.reward_mode = reward
+        self.illegal_penalty = float(illegal_penalty)
+        self.render_mode = render_mode
+        self.set_opponents(opponents)
+        self.state = None
+        self.seat = 0
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponent policies (one for all seats, or a list with one per other seat)."""
+        n = self.game.num_players
+        if opponents is None:
+            self._opponents = [None] * (n - 1)
+        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            if len(opponents) != n - 1:
+                raise ValueError(f"opponents: expected {n - 1} policies (one per other seat), got {len(opponents)}")
+            self._opponents = [_as_policy(o) for o in opponents]
+        else:
+            policy = _as_policy(opponents)
+            self._opponents = [policy] * (n - 1)
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Deal a new game and play opponents until the learner decides."""
+        super().reset(seed=seed)
+        n = self.game.num_players
+        self.seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
+        while True:
+            self.state = self.game.new_state(int(self.np_random.integers(2**63 - 1)))
+            self._play_opponents()
+            if not self.state.is_over:  # (a game cannot end before the learner's first decision in practice)
+                break
+        return self._observe(), {"seat": self.seat}
+
+    def step(self, action):
+        """Apply the learner's action, then the opponents' until the learner decides again or the game ends."""
+        s = self.state
+        a = int(action)
+        if not (0 <= a < self.game.num_actions) or a not in self.game.legal_actions(s):
+            return self._observe(), self.illegal_penalty, True, False, {"illegal_action": True, "seat": self.seat}
+        self.game.step(s, a)
+        self._play_opponents()
+        info = {"seat": self.seat}
+        if s.is_over:
+            info.update(winner=s.winner, round_points=list(s.round_points))
+            return self._observe(), self._final_reward(), not s.truncated, s.truncated, info
+        return self._observe(), 0.0, False, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now, as a bool array."""
+        return self.game.legal_action_mask(self.state).astype(bool)
+
+    def render(self) -> str | None:
+        """Text table of the game (``ansi`` returns it, ``human`` prints it)."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.game, self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ------------------------------------------------------------------ internals
+
+    def _play_opponents(self) -> None:
+        s, g = self.state, self.game
+        while not s.is_over and s.current_seat != self.seat:
+            seat = s.current_seat
+            policy = self._opponents[(seat - self.seat) % s.num_players - 1]
+            legal = g.legal_actions(s)
+            if policy is None:
+                action = legal[int(self.np_random.integers(len(legal)))]
+            else:
+                action = int(policy(self.encoder.encode(s, seat), g.legal_action_mask(s)))
+            g.step(s, action)
+
+    def _observe(self) -> np.ndarray:
+        return self.encoder.encode(self.state, self.seat)
+
+    def _final_reward(self) -> float:
+        s = self.state
+        if self.reward_mode == "win_loss" or s.winner is None:
+            return float(s.returns[self.seat])
+        points = s.scores if self.game.match else s.round_points
+        sign = -1.0 if self.game.scoring == "penalty_low" else 1.0
+        return sign * points[self.seat] / 100.0
+
+
+def _as_policy(opponent: Any) -> Policy | None:
+    if opponent is None:
+        return None
+    if hasattr(opponent, "act"):
+        return opponent.act
+    if callable(opponent):
+        return opponent
+    raise ValueError(f"an opponent must be a callable act(observation, action_mask) -> int or have .act; "
+                     f"got {opponent!r}")

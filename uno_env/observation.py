@@ -1,0 +1,122 @@
+"""Per-seat observation vectors: everything public plus what this seat privately knows, nothing else.
+
+The layout depends only on the variant (its card kinds K and maximum seat count M), never on the
+player count, so one policy can play any table size. Seats are relative: offset 0 is the observer,
+offset r the seat r places clockwise; absent seats (fewer players than M) are zero.
+
+=================  ======  ======================================================================
+block              size    meaning
+=================  ======  ======================================================================
+hand               K       own cards, count per kind
+top_card           K       one-hot kind of the discard pile's top card
+colour             4       one-hot current colour
+phase              P       one-hot phase of the current decision (``Phase`` order, P = 10)
+deciding           M       one-hot relative offset of the seat deciding now
+turn               M       one-hot relative offset of the seat whose turn it is
+direction          1       +1 clockwise, -1 counter-clockwise
+hand_sizes         M       cards held per relative seat, divided by the number dealt
+seats              M       1 for each relative offset that is a seat in this game
+penalty            3       pending draw penalty / 4, this seat is its target, a challenge is possible
+draw_pile          1       cards in the draw pile / deck size
+discard            K       discard pile, count per kind (the public discard history)
+revealed           K       the last hand shown to this seat (a challenge), count per kind
+revealed_by        M       one-hot relative offset of the seat that hand belongs to
+scores             M       match scores per relative seat / target score
+=================  ======  ======================================================================
+
+A variant may append blocks of its own (``VariantDef.extra["observation_blocks"]``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .state import Phase, State
+
+PHASES = tuple(Phase)
+
+
+class ObservationEncoder:
+    """Builds the observation vector of any seat for one ``Game``."""
+
+    def __init__(self, game):
+        self.game = game
+        k = game.num_kinds
+        m = game.variant.max_players
+        self.max_players = m
+        blocks = [("hand", k), ("top_card", k), ("colour", 4), ("phase", len(PHASES)), ("deciding", m),
+                  ("turn", m), ("direction", 1), ("hand_sizes", m), ("seats", m), ("penalty", 3),
+                  ("draw_pile", 1), ("discard", k), ("revealed", k), ("revealed_by", m), ("scores", m)]
+        self.extra_blocks = tuple(game.variant.extra.get("observation_blocks", ()))
+        blocks += [(b.name, b.size(game)) for b in self.extra_blocks]
+        self.offsets: dict[str, slice] = {}
+        pos = 0
+        for name, size in blocks:
+            self.offsets[name] = slice(pos, pos + size)
+            pos += size
+        self.size = pos
+        self.low = -1.0
+        self.high = float(max(game.deck.size, 8))
+        self._phase_index = {p: i for i, p in enumerate(PHASES)}
+
+    def rows(self) -> list[tuple[str, int, int]]:
+        """(block, start, size) rows of the layout."""
+        return [(name, sl.start, sl.stop - sl.start) for name, sl in self.offsets.items()]
+
+    def encode(self, s: State, seat: int) -> np.ndarray:
+        """float32 observation of ``seat``."""
+        g = self.game
+        o = self.offsets
+        n = s.num_players
+        obs = np.zeros(self.size, dtype=np.float32)
+        obs[o["hand"]] = s.hands[seat]
+        k0 = o["top_card"].start
+        if s.discard:
+            obs[k0 + s.discard[-1]] = 1.0
+        obs[o["colour"].start + s.colour] = 1.0
+        obs[o["phase"].start + self._phase_index[s.phase]] = 1.0
+        if s.current_seat >= 0:
+            obs[o["deciding"].start + (s.current_seat - seat) % n] = 1.0
+        obs[o["turn"].start + (s.turn_seat - seat) % n] = 1.0
+        obs[o["direction"].start] = s.direction
+        rel = [(seat + r) % n for r in range(n)]
+        sizes = o["hand_sizes"].start
+        obs[sizes:sizes + n] = [s.hand_size[q] / g.hand_size for q in rel]
+        seats = o["seats"].start
+        obs[seats:seats + n] = 1.0
+        pen = s.penalty
+        if pen is not None:
+            p0 = o["penalty"].start
+            obs[p0] = pen.total / 4.0
+            obs[p0 + 1] = 1.0 if pen.target == seat else 0.0
+            obs[p0 + 2] = 1.0 if pen.challenge is not None else 0.0
+        obs[o["draw_pile"].start] = len(s.draw_pile) / g.deck.size
+        obs[o["discard"]] = np.bincount(s.discard, minlength=g.num_kinds)
+        shown = s.reveals[seat]
+        if shown is not None:
+            owner, counts = shown
+            obs[o["revealed"]] = counts
+            obs[o["revealed_by"].start + (owner - seat) % n] = 1.0
+        sc = o["scores"].start
+        obs[sc:sc + n] = [s.scores[q] / g.target_score for q in rel]
+        for block in self.extra_blocks:
+            block.fill(g, s, seat, obs[o[block.name]])
+        return obs
+
+
+def layout_markdown() -> str:
+    """Markdown tables of the observation and action layouts of every registered preset."""
+    from .game import Game
+    from .variants import VARIANTS
+
+    lines = []
+    for name in VARIANTS:
+        game = Game(name, num_players=2)
+        enc = ObservationEncoder(game)
+        lines += [f"### {name}", "",
+                  f"Observation: {enc.size} floats; actions: Discrete({game.num_actions}).", "",
+                  "| observation block | start | size |", "|---|---|---|"]
+        lines += [f"| {block} | {start} | {size} |" for block, start, size in enc.rows()]
+        lines += ["", "| action ids | meaning |", "|---|---|"]
+        lines += [f"| {ids} | {meaning} |" for ids, meaning in game.layout.rows()]
+        lines.append("")
+    return "\n".join(lines)
