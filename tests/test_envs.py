@@ -183,3 +183,48 @@ def test_maskable_ppo_smoke_on_subproc_vec_env():
         assert model.num_timesteps >= 256
     finally:
         vec.close()
+
+
+def _play_out(env, seed=0):
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    last = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        last[agent] = (reward, term, trunc)
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return last
+
+
+def test_aec_truncates_at_the_step_cap():
+    env = uno_env.env(variant="classic", num_players=3, max_steps=10)
+    last = _play_out(env)
+    assert all(trunc and not term and reward == 0 for reward, term, trunc in last.values())
+
+
+def test_aec_episode_can_be_a_whole_match():
+    env = uno_env.raw_env(variant="classic", num_players=2, match=True, max_steps=100_000)
+    last = _play_out(env, seed=3)
+    assert max(env.state.scores) >= 500 and env.state.round_index >= 1
+    assert sorted(r for r, _, _ in last.values()) == [-1.0, 1.0]
+
+
+def test_human_render_prints(capsys):
+    env = uno_env.raw_env(variant="classic", num_players=2, render_mode="human")
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert "classic UNO, 2 players, step 1" in capsys.readouterr().out
+
+
+def test_bad_env_arguments():
+    with pytest.raises(ValueError, match="render_mode"):
+        uno_env.raw_env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="reward"):
+        UnoEnv(reward="score")
+    with pytest.raises(ValueError, match="learner_seat"):
+        UnoEnv(num_players=2, learner_seat=2)
+    with pytest.raises(uno_env.RuleError, match="stacking"):
+        uno_env.env(stacking="sometimes")
