@@ -28,7 +28,7 @@ def check_invariants(g: Game, s) -> None:
     assert s.discard, "no top card"
     assert 0 <= s.colour < 4, "current colour out of range"
     top = s.discard[-1]
-    if not g.is_wild[top] and s.phase is not Phase.MULTI_PLAY and not s.truncated:
+    if not g.is_wild[top]:
         assert s.colour == g.colour_of[top], "coloured top card but a different current colour"
     if s.is_over:
         assert s.phase is Phase.GAME_OVER

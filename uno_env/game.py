@@ -165,12 +165,15 @@ class Game:
         acts = s.legal
         if acts is None:
             acts = s.legal = self._compute_legal(s)
-        return acts
+        return acts[:]  # a copy: the cached list drives step()
 
     def legal_action_mask(self, s: State) -> np.ndarray:
         """int8 mask over the whole action space."""
         mask = np.zeros(self.num_actions, dtype=np.int8)
-        mask[self.legal_actions(s)] = 1
+        acts = s.legal
+        if acts is None:
+            acts = s.legal = self._compute_legal(s)
+        mask[acts] = 1
         return mask
 
     def legal_action_strings(self, s: State) -> list[str]:
@@ -372,6 +375,7 @@ class Game:
             s.hands[p][a] -= 1
             s.hand_size[p] -= 1
             s.discard.append(a)
+            s.colour = self.colour_of[a]
             placed += 1
             s.multi[1] = placed
             hand = s.hands[p]

@@ -18,7 +18,11 @@ Format (DESIGN.md "Scenario spec"); every key is optional:
     start: false                # true: turn the draw pile's top as the starter and apply the starter rule
 
 ``to_spec`` writes every card in place (so nothing is unplaced) and adds ``phase``, ``winner``
-and ``pending``; a TURN-phase spec read back gives an equal state.
+and ``pending``. A TURN-phase spec read back gives the same cards, seats, direction, colour, phase
+and legal actions. Not carried by the format: the random generator's position (the spec's
+``seed`` restarts it), the count of idle turns towards a blocked round, and which seat declared
+a wild's colour (a spec with a wild on top assumes the previous seat did; this matters only to
+the two-player wild-miss option). ``colour`` is null while a wild waits for its declaration.
 """
 from __future__ import annotations
 
@@ -98,6 +102,8 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     s.dealer = _seat(spec, "dealer", 0, n)
     s.scores = _scores(spec, n)
     if start:
+        if spec.get("direction", 1) != 1:
+            raise SpecError("direction: with start: true the starter rules set the direction (play starts clockwise)")
         if not s.draw_pile:
             raise SpecError("start: true turns the starter from the draw pile, but draw_pile is empty")
         g.variant.start_round(g, s)
@@ -126,7 +132,8 @@ def to_spec(g, s: State) -> dict:
         "current": s.current_seat,
         "direction": s.direction,
         "discard": [names[k] for k in s.discard],
-        "colour": g.deck.colours[s.colour],
+        "colour": None if s.phase is Phase.CHOOSE_COLOUR and g.is_wild[s.discard[-1]]
+        else g.deck.colours[s.colour],
         "draw_pile": [names[k] for k in reversed(s.draw_pile)],
         "hands": [g.hand_cards(s, q) for q in range(s.num_players)],
         "scores": list(s.scores),

@@ -147,10 +147,7 @@ def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None,
         pen.target = target
         pen.last_effect = effect
         pen.challenge = challenge
-    if final:
-        absorb(g, s)  # a last card's penalty is taken without response (CORE-24)
-    else:
-        s.agenda.append(RESPOND_STEP)
+    _await_response(g, s, final)
 
 
 def deflect(g, s, p: int, final: bool) -> None:
@@ -158,7 +155,14 @@ def deflect(g, s, p: int, final: bool) -> None:
     pen = s.penalty
     pen.target = (p + s.direction) % s.num_players
     pen.challenge = None
-    if final:
+    _await_response(g, s, final)
+
+
+def _await_response(g, s, final: bool) -> None:
+    # A target with nothing to answer takes the penalty now, as an automatic part of the effect,
+    # so that it draws before the placer's UNO call (§1.6 step 7). A last card's penalty is taken
+    # without response (CORE-24).
+    if final or len(response_actions(g, s)) == 1:
         absorb(g, s)
     else:
         s.agenda.append(RESPOND_STEP)

@@ -32,6 +32,7 @@ def start_round(g, s) -> None:
         pile.insert(0, kind)  # a WD4 starter goes to the bottom of the draw pile
     s.discard.append(kind)
     effect = g.effect_of[kind]
+    s.direction = 1
     first = (dealer + 1) % n
     if effect == Effect.WILD or effect == Effect.WILD_DRAW_FOUR:
         # the first player declares the colour, then takes a normal turn (AMB-F3)
@@ -54,7 +55,7 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
     """Whether ``kind`` may answer the pending penalty: a stack (HR-1) or a deflection (HR-4)."""
     effect = g.effect_of[kind]
     top = s.discard[-1]
-    free = g.madness_free
+    free = g.madness and g.madness_free  # HR-4's colour rule; it does not loosen plain stacking
     if effect == Effect.DRAW_TWO:
         if g.stacking == "off" or (pen.last_effect == Effect.WILD_DRAW_FOUR and g.stacking != "any"):
             return False

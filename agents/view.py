@@ -1,0 +1,70 @@
+"""Read an observation vector back into named quantities (for rule-based agents)."""
+from __future__ import annotations
+
+import numpy as np
+
+from uno_env import Game, Phase
+from uno_env.observation import PHASES, ObservationEncoder
+
+
+class ObservationView:
+    """Slices of one game's observation layout, decoded on demand."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.encoder = ObservationEncoder(game)
+        self.o = self.encoder.offsets
+        self.layout = game.layout
+        self.num_kinds = game.num_kinds
+        self.colour_of = np.array(game.colour_of)
+        self.points_of = np.array(game.points_of, dtype=float)
+        self.is_wild = np.array(game.is_wild)
+        self.effect_of = np.array([int(e) for e in game.effect_of])
+
+    def hand(self, obs: np.ndarray) -> np.ndarray:
+        """Own card counts per kind."""
+        return obs[self.o["hand"]]
+
+    def phase(self, obs: np.ndarray) -> Phase:
+        """Phase of the decision."""
+        return PHASES[int(np.argmax(obs[self.o["phase"]]))]
+
+    def top(self, obs: np.ndarray) -> int:
+        """Kind of the top card."""
+        return int(np.argmax(obs[self.o["top_card"]]))
+
+    def colour(self, obs: np.ndarray) -> int:
+        """Current colour."""
+        return int(np.argmax(obs[self.o["colour"]]))
+
+    def hand_sizes(self, obs: np.ndarray) -> np.ndarray:
+        """Cards held per relative seat (offset 0 = me); absent seats 0."""
+        return np.rint(obs[self.o["hand_sizes"]] * self.game.hand_size).astype(int)
+
+    def num_players(self, obs: np.ndarray) -> int:
+        """Seats in the game."""
+        return int(obs[self.o["seats"]].sum())
+
+    def direction(self, obs: np.ndarray) -> int:
+        """+1 clockwise, -1 counter-clockwise."""
+        return 1 if obs[self.o["direction"]][0] >= 0 else -1
+
+    def next_opponent_size(self, obs: np.ndarray) -> int:
+        """Hand size of the seat that plays after me."""
+        n = self.num_players(obs)
+        return int(self.hand_sizes(obs)[self.direction(obs) % n])
+
+    def discard_counts(self, obs: np.ndarray) -> np.ndarray:
+        """Discard pile counts per kind."""
+        return obs[self.o["discard"]]
+
+    def colour_counts(self, counts: np.ndarray) -> np.ndarray:
+        """Cards per colour in a per-kind count vector (wilds excluded)."""
+        out = np.zeros(len(self.game.deck.colours))
+        coloured = ~self.is_wild
+        np.add.at(out, self.colour_of[coloured], counts[coloured])
+        return out
+
+    def plays(self, mask: np.ndarray) -> np.ndarray:
+        """Legal card-play action ids (regular mode)."""
+        return np.flatnonzero(mask[:self.num_kinds])
