@@ -12,9 +12,9 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-## run: the main job (for now: play and print one seeded game between random players)
+## run: the main job: train a small agent (built-in config, a few minutes), export it, evaluate it, print a table
 run: $(STAMP)
-	$(BIN)/uno-env demo --variant classic --players 4 --seed 0
+	$(BIN)/uno-env train
 
 ## test: the whole test suite on both cores
 test: $(STAMP)

@@ -1,4 +1,4 @@
-"""The ``uno-env`` command line: ``demo`` and ``bench`` (training and evaluation join later)."""
+"""The ``uno-env`` command line: ``train``, ``demo`` and ``bench``."""
 from __future__ import annotations
 
 import argparse
@@ -9,8 +9,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``uno-env``."""
     parser = argparse.ArgumentParser(prog="uno-env", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    from . import bench, demo
+    from . import bench, demo, ppo
 
+    ppo.add_parser(sub)
     demo.add_parser(sub)
     bench.add_parser(sub)
     args = parser.parse_args(argv)

@@ -23,6 +23,9 @@ from __future__ import annotations
 from .cards import Deck
 from .errors import ActionParseError
 
+#: Bumped whenever the action layout changes (exported policies record it).
+ACTION_LAYOUT_VERSION = 1
+
 SPECIAL_WORDS = ("challenge", "accept", "call", "no-call", "catch", "pass")
 _SPECIAL_ALIASES = {"no_call": "no-call", "nocall": "no-call", "keep": "pass", "stop": "pass",
                     "take": "accept"}

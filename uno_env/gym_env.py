@@ -13,6 +13,8 @@ Registered ids: ``uno_env/<Variant>-v0`` for every preset (``uno_env/Classic-v0`
   ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable). The default
   is a uniformly random legal player drawing from the env's seeded generator.
 - ``learner_seat``: a seat number, or ``"random"`` (drawn per episode).
+- ``set_opponent_pool(policies, weights)``: draw the opponent policy of every episode from a
+  weighted pool (self-play training sends frozen snapshots of the learner this way).
 """
 from __future__ import annotations
 
@@ -56,6 +58,8 @@ class UnoEnv(gym.Env):
         self.reward_mode = reward
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        self._pool: list = []
+        self._pool_p = None
         self.set_opponents(opponents)
         self.state = None
         self.seat = 0
@@ -73,10 +77,23 @@ class UnoEnv(gym.Env):
             policy = _as_policy(opponents)
             self._opponents = [policy] * (n - 1)
 
+    def set_opponent_pool(self, policies: Sequence, weights: Sequence[float] | None = None) -> None:
+        """Sample the opponents of each episode from ``policies`` (one policy plays every other seat)."""
+        if not policies:
+            raise ValueError("the opponent pool needs at least one policy")
+        w = np.ones(len(policies)) if weights is None else np.asarray(weights, dtype=float)
+        if len(w) != len(policies) or (w < 0).any() or w.sum() <= 0:
+            raise ValueError(f"opponent pool weights must be {len(policies)} non-negative numbers with a positive sum")
+        self._pool = [_as_policy(p) for p in policies]
+        self._pool_p = w / w.sum()
+
     def reset(self, seed: int | None = None, options: dict | None = None):
-        """Deal a new game and play opponents until the learner decides."""
+        """Deal a new game (drawing the opponent from the pool, if any) and play until the learner decides."""
         super().reset(seed=seed)
         n = self.game.num_players
+        if self._pool:
+            policy = self._pool[int(self.np_random.choice(len(self._pool), p=self._pool_p))]
+            self._opponents = [policy] * (n - 1)
         self.seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
         while True:
             self.state = self.game.new_state(int(self.np_random.integers(2**63 - 1)))

@@ -33,6 +33,8 @@ import numpy as np
 from .state import Phase, State
 
 PHASES = tuple(Phase)
+#: Bumped whenever the observation layout changes (exported policies record it).
+OBSERVATION_LAYOUT_VERSION = 1
 
 
 class ObservationEncoder:

@@ -1,0 +1,169 @@
+"""Exported policies: an MLP's weights in ``<name>.npz`` plus ``<name>.json`` metadata, run with numpy.
+
+No training framework is needed to load or run one, and nothing is unpickled: the weights are
+read with ``numpy.load(..., allow_pickle=False)`` and the metadata is JSON. The forward pass is the
+MaskablePPO actor: ``tanh`` hidden layers, then logits; illegal actions are masked out and the
+deterministic action is the arg-max.
+
+Metadata keys: ``format`` ("uno-env-policy"), ``format_version``, ``variant``, ``num_players``,
+``rule_options``, ``observation_layout_version``, ``observation_size``, ``action_layout_version``,
+``num_actions``, ``activation``, ``layers`` (sizes), ``training_steps``, ``evaluation``, ``config``.
+Loading checks them against the game the policy will play and refuses a mismatch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from uno_env import Game
+from uno_env.actions import ACTION_LAYOUT_VERSION
+from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
+
+FORMAT = "uno-env-policy"
+FORMAT_VERSION = 1
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+
+
+class PolicyFileError(ValueError):
+    """A policy file that cannot be read, or does not fit the game it is used in."""
+
+
+@dataclass
+class PolicyFile:
+    """Weights and metadata of an exported policy."""
+
+    weights: list[np.ndarray]   # W0, b0, W1, b1, ..., W_out, b_out (W: in x out)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def save(self, path: str) -> tuple[str, str]:
+        """Write ``<path>.npz`` and ``<path>.json`` (``path`` without extension); returns both paths."""
+        base = _strip(path)
+        os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
+        np.savez(base + ".npz", **{f"p{i}": w.astype(np.float32) for i, w in enumerate(self.weights)})
+        with open(base + ".json", "w", encoding="utf-8") as fh:
+            json.dump(self.metadata, fh, indent=2, sort_keys=True)
+        return base + ".npz", base + ".json"
+
+    @classmethod
+    def read(cls, path: str) -> "PolicyFile":
+        """Read a policy file pair without checking it against any game."""
+        base = _strip(path)
+        try:
+            with open(base + ".json", encoding="utf-8") as fh:
+                meta = json.load(fh)
+        except FileNotFoundError:
+            raise PolicyFileError(f"no policy metadata at {base}.json (a policy is <name>.npz + <name>.json)") \
+                from None
+        except json.JSONDecodeError as exc:
+            raise PolicyFileError(f"{base}.json is not valid JSON: {exc}") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise PolicyFileError(f"{base}.json is not an {FORMAT} file (format = "
+                                  f"{meta.get('format') if isinstance(meta, dict) else meta!r})")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise PolicyFileError(f"{base}.json has format_version {meta.get('format_version')!r}; "
+                                  f"this version reads {FORMAT_VERSION}")
+        try:
+            with np.load(base + ".npz", allow_pickle=False) as data:
+                weights = [data[f"p{i}"] for i in range(len(data.files))]
+        except FileNotFoundError:
+            raise PolicyFileError(f"no policy weights at {base}.npz") from None
+        except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
+            raise PolicyFileError(f"{base}.npz is not a readable weight file: {exc}") from None
+        layers = meta.get("layers")
+        if not isinstance(layers, list) or len(weights) != 2 * (len(layers) - 1):
+            raise PolicyFileError(f"{base}: {len(weights)} weight arrays do not fit layers {layers!r}")
+        for i in range(len(layers) - 1):
+            w, b = weights[2 * i], weights[2 * i + 1]
+            if w.shape != (layers[i], layers[i + 1]) or b.shape != (layers[i + 1],):
+                raise PolicyFileError(f"{base}: layer {i} has shapes {w.shape}, {b.shape}; expected "
+                                      f"({layers[i]}, {layers[i + 1]}) and ({layers[i + 1]},)")
+        if meta.get("activation") not in ACTIVATIONS:
+            raise PolicyFileError(f"{base}: activation {meta.get('activation')!r}; allowed: {', '.join(ACTIVATIONS)}")
+        return cls(weights, meta)
+
+    def check_game(self, game: Game, strict_rules: bool = True) -> None:
+        """Raise PolicyFileError if this policy was not made for ``game``'s observations and actions."""
+        m = self.metadata
+        problems = []
+        if m.get("variant") != game.rules.variant:
+            problems.append(f"variant {m.get('variant')!r} (the game is {game.rules.variant!r})")
+        if m.get("observation_layout_version") != OBSERVATION_LAYOUT_VERSION:
+            problems.append(f"observation layout version {m.get('observation_layout_version')!r} "
+                            f"(this package writes {OBSERVATION_LAYOUT_VERSION})")
+        if m.get("action_layout_version") != ACTION_LAYOUT_VERSION:
+            problems.append(f"action layout version {m.get('action_layout_version')!r} "
+                            f"(this package writes {ACTION_LAYOUT_VERSION})")
+        size = ObservationEncoder(game).size
+        if m.get("observation_size") != size:
+            problems.append(f"observation size {m.get('observation_size')!r} (the game's is {size})")
+        if m.get("num_actions") != game.num_actions:
+            problems.append(f"{m.get('num_actions')!r} actions (the game has {game.num_actions})")
+        if strict_rules:
+            if m.get("num_players") != game.num_players:
+                problems.append(f"{m.get('num_players')!r} players (the game has {game.num_players})")
+            if m.get("rule_options", {}) != _jsonable(game.rules.changed_options()):
+                problems.append(f"rule options {m.get('rule_options')!r} (the game's are "
+                                f"{game.rules.changed_options()!r})")
+        if problems:
+            raise PolicyFileError("policy does not fit this game: " + "; ".join(problems) +
+                                  (" (pass strict_rules=False to allow other player counts and options)"
+                                   if strict_rules else ""))
+
+
+class PolicyAgent:
+    """Plays an exported policy: arg-max (or sampled) masked logits of the MLP."""
+
+    name = "policy"
+
+    def __init__(self, policy: PolicyFile, deterministic: bool = True, seed: int | None = None):
+        self.policy = policy
+        self.deterministic = deterministic
+        self.activation = ACTIVATIONS[policy.metadata.get("activation", "tanh")]
+        self.rng = np.random.default_rng(seed)
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the sampling generator."""
+        self.rng = np.random.default_rng(seed)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one observation (or a batch)."""
+        h = np.asarray(observation, dtype=np.float32)
+        w = self.policy.weights
+        last = len(w) // 2 - 1
+        for i in range(last):
+            h = self.activation(h @ w[2 * i] + w[2 * i + 1])
+        return h @ w[2 * last] + w[2 * last + 1]
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The policy's action among the legal ones."""
+        z = self.logits(observation).astype(np.float64)
+        z[np.asarray(action_mask) == 0] = -np.inf
+        if self.deterministic:
+            return int(np.argmax(z))
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return int(self.rng.choice(len(p), p=p))
+
+
+def load_policy(path: str, game: Game, strict_rules: bool = True, deterministic: bool = True,
+                seed: int | None = None) -> PolicyAgent:
+    """Read an exported policy, check it against ``game`` and return an agent playing it."""
+    policy = PolicyFile.read(path)
+    policy.check_game(game, strict_rules=strict_rules)
+    return PolicyAgent(policy, deterministic=deterministic, seed=seed)
+
+
+def _strip(path: str) -> str:
+    for ext in (".npz", ".json"):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return path
+
+
+def _jsonable(options: dict) -> dict:
+    return json.loads(json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}))

@@ -1,0 +1,164 @@
+"""Agents: the loader, rule-based players answering every decision, exported policy files."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import agents
+from agents.policy_file import PolicyAgent, PolicyFile, PolicyFileError, load_policy
+from train.evaluate import head_to_head, wilson_interval
+from uno_env import Game
+from uno_env.observation import ObservationEncoder
+
+
+def test_load_builtin_specs_and_errors():
+    game = Game("classic", num_players=2)
+    assert isinstance(agents.load("random"), agents.RandomAgent)
+    assert isinstance(agents.load("greedy", game), agents.GreedyAgent)
+    assert isinstance(agents.load("heuristic", game), agents.HeuristicAgent)
+    with pytest.raises(ValueError, match="pass game="):
+        agents.load("heuristic")
+    with pytest.raises(ValueError, match="unknown agent spec 'smart'.*random, greedy, heuristic"):
+        agents.load("smart", game)
+    with pytest.raises(ValueError, match="no pretrained policy 'nope'"):
+        agents.load("pretrained:nope", game)
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"stacking": "any", "jump_in": "on", "multi_play": "on", "madness": "on", "uno_call": "explicit",
+     "draw_rule": "draw_until_playable"},
+])
+@pytest.mark.parametrize("variant, players", [("classic", 2), ("classic", 4), ("alphabet", 3), ("xiangqi", 5)])
+def test_rule_based_agents_answer_every_decision(variant, players, options):
+    game = Game(variant, num_players=players, **options)
+    phases = set()
+    for i in range(15):
+        policies = [agents.load("heuristic" if q % 2 else "greedy", game, seed=i) for q in range(players)]
+        enc = ObservationEncoder(game)
+        s = game.new_state(i)
+        while not s.is_over:
+            phases.add(s.phase.value)
+            q = s.current_seat
+            game.step(s, policies[q].act(enc.encode(s, q), game.legal_action_mask(s)))  # raises if illegal
+    assert "TURN" in phases and "CHOOSE_COLOUR" in phases
+
+
+def test_heuristic_beats_random_and_greedy():
+    game = Game("classic", num_players=2)
+    vs_random = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),
+                             lambda i: agents.load("random", seed=i), games=300)
+    assert vs_random["win_rate"] >= 0.62, vs_random
+    vs_greedy = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),
+                             lambda i: agents.load("greedy", game, seed=i), games=300)
+    assert vs_greedy["win_rate"] > 0.5, vs_greedy
+
+
+def test_wilson_interval():
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+
+
+# ---------------------------------------------------------------------------- exported policies
+
+@pytest.fixture(scope="module")
+def tiny_model():
+    from sb3_contrib import MaskablePPO
+
+    from uno_env.gym_env import UnoEnv
+
+    env = UnoEnv("classic", 2, learner_seat=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": {"pi": [32, 16], "vf": [32]}})
+    model.learn(256)
+    return model
+
+
+def _observations(game, count=200):
+    enc = ObservationEncoder(game)
+    rng = np.random.default_rng(0)
+    obs, masks = [], []
+    s = game.new_state(0)
+    while len(obs) < count:
+        if s.is_over:
+            s = game.new_state(len(obs))
+        obs.append(enc.encode(s, s.current_seat))
+        masks.append(game.legal_action_mask(s))
+        legal = game.legal_actions(s)
+        game.step(s, legal[int(rng.integers(len(legal)))])
+    return np.array(obs), np.array(masks)
+
+
+def test_exported_policy_reproduces_sb3_deterministic_actions(tiny_model, tmp_path):
+    from train.export import policy_file_from_model
+
+    game = Game("classic", num_players=2)
+    path = str(tmp_path / "p")
+    policy_file_from_model(tiny_model, game, 256).save(path)
+    agent = load_policy(path, game)
+    obs, masks = _observations(game)
+    ours = [agent.act(o, m) for o, m in zip(obs, masks)]
+    theirs, _ = tiny_model.predict(obs, action_masks=masks.astype(bool), deterministic=True)
+    assert ours == theirs.tolist()
+    assert len(set(ours)) > 1
+
+
+def test_policy_loads_and_plays_without_stable_baselines3(tiny_model, tmp_path):
+    from train.export import policy_file_from_model
+
+    game = Game("classic", num_players=2)
+    path = str(tmp_path / "p")
+    policy_file_from_model(tiny_model, game, 256).save(path)
+    code = f"""
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in ('stable_baselines3', 'sb3_contrib', 'torch'):
+            raise ImportError('blocked ' + name)
+sys.meta_path.insert(0, Block())
+import agents
+from train.evaluate import head_to_head
+from uno_env import Game
+game = Game('classic', num_players=2)
+r = head_to_head(game, lambda i: agents.load({path!r}, game), lambda i: agents.load('random', seed=i), 20)
+assert 'stable_baselines3' not in sys.modules and 'torch' not in sys.modules
+print(r['games'])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "20"
+
+
+def test_policy_file_refuses_a_mismatch_and_bad_files(tiny_model, tmp_path):
+    from train.export import policy_file_from_model
+
+    game = Game("classic", num_players=2)
+    path = str(tmp_path / "p")
+    policy_file_from_model(tiny_model, game, 256).save(path)
+    with pytest.raises(PolicyFileError, match="variant 'classic'"):
+        load_policy(path, Game("alphabet", num_players=2))
+    with pytest.raises(PolicyFileError, match="2 players"):
+        load_policy(path, Game("classic", num_players=3))
+    assert isinstance(load_policy(path, Game("classic", num_players=3), strict_rules=False), PolicyAgent)
+    with pytest.raises(PolicyFileError, match="rule options"):
+        load_policy(path, Game("classic", num_players=2, stacking="any"))
+    meta = json.load(open(path + ".json"))
+    for key, value, words in (("observation_layout_version", 99, "observation layout version 99"),
+                              ("num_actions", 7, "7 actions"), ("format", "pickle", "not an uno-env-policy"),
+                              ("layers", [1, 2], "do not fit layers")):
+        json.dump({**meta, key: value}, open(tmp_path / "bad.json", "w"))
+        os.replace(path + ".npz", tmp_path / "bad.npz") if not os.path.exists(tmp_path / "bad.npz") else None
+        with pytest.raises(PolicyFileError, match=words):
+            load_policy(str(tmp_path / "bad"), game)
+    np.savez(tmp_path / "obj.npz", p0=np.array([{"x": 1}], dtype=object))
+    json.dump(meta, open(tmp_path / "obj.json", "w"))
+    with pytest.raises(PolicyFileError, match="not a readable weight file"):
+        PolicyFile.read(str(tmp_path / "obj"))
+    with pytest.raises(PolicyFileError, match="no policy metadata"):
+        PolicyFile.read(str(tmp_path / "missing"))

@@ -1,0 +1,119 @@
+"""Training hyperparameters: one dataclass, YAML keys map 1:1 onto its fields (no eval of strings)."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A training config with an unknown key or a value of the wrong type."""
+
+
+@dataclass
+class TrainConfig:
+    """One MaskablePPO self-play run."""
+
+    variant: str = "classic"
+    """Rule preset the agent learns (``uno_env.VARIANTS``)."""
+    num_players: int = 2
+    """Seats at the table; the learner holds one, chosen at random per episode."""
+    rule_options: dict = field(default_factory=dict)
+    """Rule options of the game (``docs/rule-options.md``)."""
+    seed: int = 0
+    """Seeds the environments, the network initialisation, the opponent sampling and evaluation."""
+    total_timesteps: int = 150_000
+    """Learner decisions to train on."""
+    n_envs: int = 8
+    """Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
+    n_steps: int = 256
+    """Decisions collected per environment between updates."""
+    batch_size: int = 256
+    """Minibatch size of a PPO update."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount factor (a game is ~30-100 learner decisions and pays only at the end)."""
+    gae_lambda: float = 0.95
+    """GAE smoothing."""
+    clip_range: float = 0.2
+    """PPO clipping."""
+    ent_coef: float = 0.01
+    """Entropy bonus."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy and value networks (tanh)."""
+    opponents: dict = field(default_factory=lambda: {"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
+    """Opponent pool sampling weights per episode: built-in agent specs, and ``self`` for frozen snapshots of the learner."""
+    snapshot_every: int = 40_000
+    """Timesteps between frozen snapshots added to the pool."""
+    max_snapshots: int = 5
+    """Snapshots kept in the pool (oldest dropped)."""
+    eval_every: int = 50_000
+    """Timesteps between evaluations against random and heuristic."""
+    eval_games: int = 200
+    """Seat-rotated games per evaluation opponent."""
+    time_limit_minutes: float = 0.0
+    """Stop learning after this wall-clock time (0: no limit); the policy is still exported and evaluated."""
+    out_dir: str = "runs"
+    """Where runs are written (``<out_dir>/<run_name>``)."""
+    run_name: str = ""
+    """Name of the run directory; empty: ``<variant>-<num_players>p-seed<seed>``."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+        """Validated config from a mapping; unknown keys and wrong types are errors."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"a training config must be a mapping, got {type(data).__name__}")
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - set(fields))
+        if unknown:
+            raise ConfigError(f"unknown training config key(s) {unknown}; allowed: {', '.join(fields)}")
+        defaults = cls()
+        values = {}
+        for key, value in data.items():
+            expected = type(getattr(defaults, key))
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise ConfigError(f"training config {key!r} = {value!r} must be {expected.__name__}")
+            values[key] = value
+        cfg = cls(**values)
+        cfg.validate()
+        return cfg
+
+    @classmethod
+    def from_yaml(cls, path: str) -> "TrainConfig":
+        """Config from a YAML file."""
+        with open(path, encoding="utf-8") as fh:
+            return cls.from_dict(yaml.safe_load(fh) or {})
+
+    def validate(self) -> None:
+        """Range checks and the rule set itself."""
+        from uno_env import RuleSet
+
+        RuleSet.create(self.variant, self.num_players, self.rule_options)
+        for key in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
+                    "eval_every", "eval_games"):
+            if getattr(self, key) < 1:
+                raise ConfigError(f"training config {key!r} must be >= 1, got {getattr(self, key)}")
+        if not self.net_arch or not all(isinstance(x, int) and x > 0 for x in self.net_arch):
+            raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
+        allowed = {"random", "greedy", "heuristic", "self"}
+        bad = set(self.opponents) - allowed
+        if bad or not self.opponents or any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()):
+            raise ConfigError(f"opponents must map some of {sorted(allowed)} to weights >= 0, got {self.opponents!r}")
+        if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
+            raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic")
+
+    def to_dict(self) -> dict:
+        """Plain mapping (what is saved beside a run)."""
+        return dataclasses.asdict(self)
+
+    @property
+    def name(self) -> str:
+        """Run directory name."""
+        return self.run_name or f"{self.variant}-{self.num_players}p-seed{self.seed}"

@@ -1,0 +1,51 @@
+"""Seat-rotated head-to-head games between agents, with 95% confidence intervals."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from uno_env import Game
+from uno_env.observation import ObservationEncoder
+
+
+def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if games == 0:
+        return (0.0, 1.0)
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def play_game(game: Game, policies: list, seed: int, encoder: ObservationEncoder | None = None):
+    """One game with one policy per seat; returns the final state."""
+    enc = encoder or ObservationEncoder(game)
+    s = game.new_state(seed)
+    while not s.is_over:
+        seat = s.current_seat
+        s = game.step(s, int(policies[seat].act(enc.encode(s, seat), game.legal_action_mask(s))))
+    return s
+
+
+def head_to_head(game: Game, make_agent: Callable[[int], object], make_opponent: Callable[[int], object],
+                 games: int, seed: int = 0) -> dict:
+    """The agent in seat ``i % n`` of game ``i`` against opponents in every other seat.
+
+    ``make_agent(i)`` / ``make_opponent(i)`` build fresh policies for game ``i`` (so seeding is per
+    game and results do not depend on the order games are played in).
+    """
+    enc = ObservationEncoder(game)
+    n = game.num_players
+    wins = finished = 0
+    for i in range(games):
+        seat = i % n
+        agent = make_agent(i)
+        policies = [agent if q == seat else make_opponent(i * n + q) for q in range(n)]
+        state = play_game(game, policies, seed + i, enc)
+        finished += state.winner is not None
+        wins += state.winner == seat
+    low, high = wilson_interval(wins, games)
+    return {"games": games, "wins": wins, "win_rate": wins / games, "ci95": [low, high],
+            "no_winner": games - finished}
