@@ -177,9 +177,10 @@ def run(args) -> int:
         make = rlcard_pettingzoo_uno()
         for wrapped in (True, False):  # the three standard wrappers cost the same for both envs
             label = "" if wrapped else " raw"
-            ours = bench_aec(lambda: (uno_env.env if wrapped else uno_env.raw_env)(
-                variant=args.variant, num_players=2), f"uno_env AEC{label} {args.variant} 2p", args.seconds)
-            theirs = bench_aec(lambda: make(wrapped), f"pettingzoo rlcard uno{label} 2p",
+            factory = uno_env.env if wrapped else uno_env.raw_env
+            ours = bench_aec(lambda f=factory: f(variant=args.variant, num_players=2),
+                             f"uno_env AEC{label} {args.variant} 2p", args.seconds)
+            theirs = bench_aec(lambda w=wrapped: make(w), f"pettingzoo rlcard uno{label} 2p",
                                args.seconds) if make else None
             _print_pair(ours, theirs, "pettingzoo rlcard uno")
         for players in args.players:

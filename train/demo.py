@@ -51,15 +51,23 @@ def run(args) -> int:
         action = legal[int(rng.integers(len(legal)))]
         text = game.action_to_string(action, state)
         game.step(state, action)
-        if state.is_over:
-            top = ""
-        else:
-            spec = game.to_spec(state)
-            top = f"top {spec['discard'][-1]:<5} colour {spec['colour']}  hands {state.hand_size}"
-        print(f"{state.steps:5d}  P{seat} {phase:<19} {text:<14} {top}")
-    if state.winner is not None:
-        print(f"\nP{state.winner} wins after {state.steps} decisions; round points {state.round_points}")
-    else:
-        why = "truncated at the step cap" if state.truncated else "blocked (nothing left to draw)"
-        print(f"\nno winner: {why} after {state.steps} decisions")
+        print(step_line(game, state, seat, phase, text))
+    print(outcome_line(state))
     return 0
+
+
+def step_line(game, state, seat: int, phase: str, text: str) -> str:
+    """One printed line for a decision just applied."""
+    top = ""
+    if not state.is_over:
+        spec = game.to_spec(state)
+        top = f"top {spec['discard'][-1]:<5} colour {spec['colour']}  hands {state.hand_size}"
+    return f"{state.steps:5d}  P{seat} {phase:<19} {text:<14} {top}"
+
+
+def outcome_line(state) -> str:
+    """How the game ended."""
+    if state.winner is not None:
+        return f"\nP{state.winner} wins after {state.steps} decisions; round points {state.round_points}"
+    why = "truncated at the step cap" if state.truncated else "blocked (nothing left to draw)"
+    return f"\nno winner: {why} after {state.steps} decisions"

@@ -16,7 +16,6 @@ import json
 import os
 import time
 
-import numpy as np
 import yaml
 
 from agents import load as load_agent

@@ -15,6 +15,7 @@ rewards                at the end of a game: winner +1, every other seat -1/(n-1
 termination            the round (or, with ``match=True``, the match) is over
 truncation             the engine's step cap ``max_steps`` is reached
 render modes           ``ansi`` (returns the text) and ``human`` (prints it)
+records                ``record="games.jsonl"`` appends every finished game (``uno_env/records.py``)
 =====================  ===============================================================================
 
 Any rule option of the variant is a keyword argument: ``uno_env.env(variant="classic",
@@ -31,6 +32,7 @@ from pettingzoo.utils import wrappers
 
 from .game import Game
 from .observation import ObservationEncoder
+from .records import Recorder, append_record
 from .render import render_text
 from .rules import RuleSet
 
@@ -52,7 +54,8 @@ class raw_env(AECEnv):
     metadata = {"render_modes": ["ansi", "human"], "name": "uno_v0", "is_parallelizable": False}
 
     def __init__(self, variant: str = "classic", num_players: int = 2, render_mode: str | None = None,
-                 reward: str = "win_loss", rules: RuleSet | None = None, **rule_options: Any):
+                 reward: str = "win_loss", rules: RuleSet | None = None, record: str | None = None,
+                 **rule_options: Any):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
@@ -76,6 +79,8 @@ class raw_env(AECEnv):
         self._seeder = np.random.default_rng()
         self._no_mask = np.zeros(self.game.num_actions, dtype=np.int8)
         self.state = None
+        self.record_path = record
+        self._recorder = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         """Observation space of an agent (the same for all)."""
@@ -89,7 +94,9 @@ class raw_env(AECEnv):
         """Deal a new game; ``seed`` makes it and every later reset reproducible."""
         if seed is not None:
             self._seeder = np.random.default_rng(seed)
-        self.state = self.game.new_state(int(self._seeder.integers(2**63 - 1)))
+        game_seed = int(self._seeder.integers(2**63 - 1))
+        self.state = self.game.new_state(game_seed)
+        self._recorder = Recorder(self.game, game_seed, self.possible_agents) if self.record_path else None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -113,8 +120,12 @@ class raw_env(AECEnv):
             return
         s = self.state
         self._cumulative_rewards[agent] = 0.0
+        if self._recorder is not None:
+            self._recorder.before_step(s, int(action))
         self.game.step(s, int(action))
         if s.is_over:
+            if self._recorder is not None:
+                append_record(self.record_path, self._recorder.finish(s))
             rewards = self._final_rewards()
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[i]

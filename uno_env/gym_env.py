@@ -13,6 +13,7 @@ Registered ids: ``uno_env/<Variant>-v0`` for every preset (``uno_env/Classic-v0`
   ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable). The default
   is a uniformly random legal player drawing from the env's seeded generator.
 - ``learner_seat``: a seat number, or ``"random"`` (drawn per episode).
+- ``record="games.jsonl"``: append every finished game as a JSON-lines record.
 - ``set_opponent_pool(policies, weights)``: draw the opponent policy of every episode from a
   weighted pool (self-play training sends frozen snapshots of the learner this way).
 """
@@ -27,6 +28,7 @@ from gymnasium import spaces
 from .aec_env import REWARD_MODES
 from .game import Game
 from .observation import ObservationEncoder
+from .records import Recorder, append_record
 from .render import render_text
 from .rules import RuleSet
 
@@ -40,7 +42,8 @@ class UnoEnv(gym.Env):
 
     def __init__(self, variant: str = "classic", num_players: int = 2, learner_seat: int | str = "random",
                  opponents: Any = None, reward: str = "win_loss", illegal_penalty: float = -1.0,
-                 render_mode: str | None = None, rules: RuleSet | None = None, **rule_options: Any):
+                 render_mode: str | None = None, rules: RuleSet | None = None, record: str | None = None,
+                 **rule_options: Any):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
         if reward not in REWARD_MODES:
@@ -58,6 +61,8 @@ class UnoEnv(gym.Env):
         self.reward_mode = reward
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        self.record_path = record
+        self._recorder = None
         self._pool: list = []
         self._pool_p = None
         self.set_opponents(opponents)
@@ -96,7 +101,9 @@ class UnoEnv(gym.Env):
             self._opponents = [policy] * (n - 1)
         self.seat = int(self.np_random.integers(n)) if self.learner_seat == "random" else self.learner_seat
         while True:
-            self.state = self.game.new_state(int(self.np_random.integers(2**63 - 1)))
+            game_seed = int(self.np_random.integers(2**63 - 1))
+            self.state = self.game.new_state(game_seed)
+            self._recorder = Recorder(self.game, game_seed) if self.record_path else None
             self._play_opponents()
             if not self.state.is_over:  # (a game cannot end before the learner's first decision in practice)
                 break
@@ -108,7 +115,7 @@ class UnoEnv(gym.Env):
         a = int(action)
         if not (0 <= a < self.game.num_actions) or a not in self.game.legal_actions(s):
             return self._observe(), self.illegal_penalty, True, False, {"illegal_action": True, "seat": self.seat}
-        self.game.step(s, a)
+        self._step(a)
         self._play_opponents()
         info = {"seat": self.seat}
         if s.is_over:
@@ -142,7 +149,15 @@ class UnoEnv(gym.Env):
                 action = legal[int(self.np_random.integers(len(legal)))]
             else:
                 action = int(policy(self.encoder.encode(s, seat), g.legal_action_mask(s)))
-            g.step(s, action)
+            self._step(action)
+
+    def _step(self, action: int) -> None:
+        s = self.state
+        if self._recorder is not None:
+            self._recorder.before_step(s, action)
+        self.game.step(s, action)
+        if s.is_over and self._recorder is not None:
+            append_record(self.record_path, self._recorder.finish(s))
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.state, self.seat)

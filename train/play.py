@@ -1,0 +1,189 @@
+"""``uno-env play``: a person plays in the terminal against agents.
+
+Shows only what the person's seat may see (own hand, top card, current colour, direction, every
+opponent's card count, a pending penalty, a hand shown to it by a challenge), lists the legal
+options numbered, and also accepts typed actions (``play R7``, ``colour B``, ``draw``, ``pass``) or
+just a card (``R7``). Every sub-decision is asked. Opponents' actions are narrated with public
+information only (a drawn card is never named). Bad input re-prompts; ``quit`` leaves.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO
+
+from uno_env import Game, RuleSet
+from uno_env.errors import UnoError
+from uno_env.observation import ObservationEncoder
+from uno_env.records import Recorder, append_record
+
+ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34"}
+
+
+class Terminal:
+    """Reads choices and writes text, with colour when the output is a terminal."""
+
+    def __init__(self, inp: IO[str], out: IO[str], colour: bool | None = None):
+        self.inp, self.out = inp, out
+        if colour is None:
+            colour = hasattr(out, "isatty") and out.isatty() and not os.environ.get("NO_COLOR")
+        self.colour = colour
+
+    def say(self, text: str = "") -> None:
+        """Print a line."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def ask(self, prompt: str) -> str | None:
+        """One line of input (None at end of input)."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.inp.readline()
+        return None if line == "" else line.strip()
+
+    def card(self, name: str) -> str:
+        """A card name, coloured by its colour letter when colour is on."""
+        code = ANSI.get(name[:1]) if name[:1] != "W" else None
+        return f"\033[{code}m{name}\033[0m" if self.colour and code else name
+
+
+def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
+    """What ``seat`` may see now, as lines."""
+    spec = game.to_spec(state)
+    n = state.num_players
+    direction = "clockwise" if state.direction == 1 else "counter-clockwise"
+    colour = spec["colour"] or "(being declared)"
+    lines = [f"top {term.card(spec['discard'][-1])}   colour {colour}   direction {direction}   "
+             f"draw pile {len(state.draw_pile)}",
+             "opponents: " + ", ".join(f"P{q} {state.hand_size[q]} cards" for q in range(n) if q != seat)]
+    pen = (spec["pending"] or {}).get("penalty")
+    if pen:
+        who = "you" if pen["target"] == seat else f"P{pen['target']}"
+        lines.append(f"pending: draw {pen['total']} for {who}" + (" (challengeable)" if pen.get("challengeable") else ""))
+    shown = state.reveals[seat]
+    if shown is not None:
+        owner, counts = shown
+        cards = [game.card_name(k) for k, c in enumerate(counts) for _ in range(c)]
+        lines.append(f"P{owner} showed you: {' '.join(term.card(c) for c in cards)}")
+    lines.append("your hand: " + " ".join(term.card(c) for c in game.hand_cards(state, seat)))
+    return lines
+
+
+PASS_MEANING = {"PLAY_OR_KEEP_DRAWN": "keeps the drawn card", "JUMP_IN": "does not jump in",
+                "CATCH": "does not catch", "MULTI_PLAY": "stops placing cards"}
+
+
+def narrate(game: Game, before_sizes: list[int], state, seat: int, phase: str, text: str, me: int) -> str:
+    """A public description of ``seat``'s action and of the cards it moved."""
+    who = "you" if seat == me else f"P{seat}"
+    if text == "pass":
+        text = PASS_MEANING.get(phase, "passes")
+    elif text == "draw":
+        text = "draws"
+    parts = [f"{who}: {text}"]
+    for q, (b, a) in enumerate(zip(before_sizes, state.hand_size)):
+        if a > b:
+            parts.append(f"{'you' if q == me else f'P{q}'} +{a - b} card{'s' if a - b > 1 else ''}")
+    return "; ".join(parts)
+
+
+def choose(game: Game, state, term: Terminal) -> int | None:
+    """Ask the person for one of the legal actions (None: quit)."""
+    legal = game.legal_actions(state)
+    names = [game.action_to_string(a, state) for a in legal]
+    term.say(f"-- your decision ({state.phase.value}) --")
+    for i, name in enumerate(names, 1):
+        shown = name
+        if name.startswith("play "):
+            shown = "play " + term.card(name[5:])
+        term.say(f"  {i}) {shown}")
+    while True:
+        answer = term.ask("> ")
+        if answer is None or answer.lower() in ("q", "quit", "exit"):
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(legal):
+            return legal[int(answer) - 1]
+        for text in (answer, "play " + answer):
+            try:
+                action = game.action_from_string(text, state)
+            except UnoError:
+                continue
+            if action in legal:
+                return action
+        term.say(f"not an option here: {answer!r}; type a number 1-{len(legal)} or an action such as {names[0]!r}")
+
+
+def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, term: Terminal,
+                 record_path: str | None = None) -> int | None:
+    """Play one game with the person in ``seat``; returns the winner (None: no winner or quit)."""
+    import agents
+
+    game = Game(rules)
+    n = game.num_players
+    specs = opponents * (n - 1) if len(opponents) == 1 else opponents
+    if len(specs) != n - 1:
+        raise SystemExit(f"play: {n} players need {n - 1} opponents (or one spec for all), got {len(opponents)}")
+    others = [q for q in range(n) if q != seat]
+    spec_of = dict(zip(others, specs))
+    policies = {q: agents.load(spec_of[q], game, seed=seed + q) for q in others}
+    enc = ObservationEncoder(game)
+    state = game.new_state(seed)
+    rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)]) if record_path else None
+    term.say(f"{rules.variant} UNO, {n} players; you are P{seat}. "
+             + ", ".join(f"P{q}: {spec_of[q]}" for q in others))
+    while not state.is_over:
+        actor, phase = state.current_seat, state.phase.value
+        if actor == seat:
+            term.say("")
+            for line in describe_view(game, state, seat, term):
+                term.say(line)
+            action = choose(game, state, term)
+            if action is None:
+                term.say("you left the game")
+                return None
+        else:
+            action = int(policies[actor].act(enc.encode(state, actor), game.legal_action_mask(state)))
+        text = game.action_to_string(action, state)
+        before = list(state.hand_size)
+        if rec:
+            rec.before_step(state, action)
+        game.step(state, action)
+        term.say(narrate(game, before, state, actor, phase, text, seat))
+    if rec:
+        append_record(record_path, rec.finish(state))
+    if state.winner is None:
+        term.say("the game ended without a winner" + (" (step cap)" if state.truncated else " (blocked)"))
+    elif state.winner == seat:
+        term.say(f"you win! round points {state.round_points[seat]}")
+    else:
+        term.say(f"P{state.winner} wins with {state.round_points[state.winner]} points")
+    return state.winner
+
+
+def add_parser(sub) -> None:
+    """Register the ``play`` sub-command."""
+    p = sub.add_parser("play", help="play in the terminal against agents")
+    p.add_argument("--variant", default="classic")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--opponents", nargs="+", default=["heuristic"], help="agent specs, one per opponent or one for all")
+    p.add_argument("--seat", type=int, default=0, help="your seat")
+    p.add_argument("--seed", type=int, default=None, help="deal (default: random)")
+    p.add_argument("--record", help="append the game to this JSON-lines file")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
+    p.add_argument("--no-colour", action="store_true", help="plain text")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """CLI entry."""
+    import numpy as np
+
+    from .demo import parse_options
+
+    rules = RuleSet.create(args.variant, args.players, parse_options(args.option))
+    if not 0 <= args.seat < rules.num_players:
+        raise SystemExit(f"play: --seat must be 0..{rules.num_players - 1}")
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
+    term = Terminal(sys.stdin, sys.stdout, colour=False if args.no_colour else None)
+    play_session(rules, args.opponents, args.seat, seed, term, args.record)
+    return 0
