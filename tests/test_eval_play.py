@@ -5,7 +5,6 @@ import io
 import json
 from collections import Counter
 
-import numpy as np
 import pytest
 
 from train.cli import main
