@@ -103,6 +103,10 @@ class PolicyFile:
             problems.append(f"observation size {m.get('observation_size')!r} (the game's is {size})")
         if m.get("num_actions") != game.num_actions:
             problems.append(f"{m.get('num_actions')!r} actions (the game has {game.num_actions})")
+        layers = m.get("layers") or [None]
+        if layers[0] != size or layers[-1] != game.num_actions:
+            problems.append(f"network input/output sizes {layers[0]}/{layers[-1]} (the game needs {size}/"
+                            f"{game.num_actions})")
         if strict_rules:
             if m.get("num_players") != game.num_players:
                 problems.append(f"{m.get('num_players')!r} players (the game has {game.num_players})")

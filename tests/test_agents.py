@@ -156,6 +156,11 @@ def test_policy_file_refuses_a_mismatch_and_bad_files(tiny_model, tmp_path):
         os.replace(path + ".npz", tmp_path / "bad.npz") if not os.path.exists(tmp_path / "bad.npz") else None
         with pytest.raises(PolicyFileError, match=words):
             load_policy(str(tmp_path / "bad"), game)
+    wrong = PolicyFile([np.zeros((3, 4)), np.zeros(4), np.zeros((4, 2)), np.zeros(2)], {**meta, "layers": [3, 4, 2]})
+    wrong.save(str(tmp_path / "shape"))
+    with pytest.raises(PolicyFileError, match="network input/output sizes 3/2"):
+        load_policy(str(tmp_path / "shape"), game)
+    assert meta["layers"][0] == ObservationEncoder(game).size and meta["layers"][-1] == game.num_actions
     np.savez(tmp_path / "obj.npz", p0=np.array([{"x": 1}], dtype=object))
     json.dump(meta, open(tmp_path / "obj.json", "w"))
     with pytest.raises(PolicyFileError, match="not a readable weight file"):

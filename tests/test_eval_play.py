@@ -14,13 +14,25 @@ from uno_env import Game, RuleSet
 from uno_env.records import RecordError, read_records, replay
 
 
-@pytest.mark.parametrize("agents, players, games", [(3, 2, 10), (4, 3, 30), (2, 2, 7), (2, 4, 5), (5, 5, 12)])
+@pytest.mark.parametrize("agents, players, games",
+                         [(3, 2, 10), (4, 3, 30), (3, 3, 3), (2, 2, 7), (2, 4, 5), (2, 3, 6), (5, 5, 12), (7, 6, 1)])
 def test_schedule_gives_every_agent_the_same_games_and_seats(agents, players, games):
     seatings = schedule(agents, players, games)
     assert len(seatings) >= games
     per_seat = Counter((a, seat) for s in seatings for seat, a in enumerate(s))
     counts = {per_seat[(a, seat)] for a in range(agents) for seat in range(players)}
     assert len(counts) == 1 and counts != {0}
+    after = Counter((s[i], s[(i + 1) % players]) for s in seatings for i in range(players) if s[i] != s[(i + 1) % players])
+    assert all(after[(a, b)] == after[(b, a)] for a, b in after)  # nobody always sits right after someone
+
+
+def test_fewer_agents_than_seats_are_balanced_and_rated():
+    summary = run_tournament(RuleSet.create("classic", 3), ["random", "heuristic"], 6, seed=0, workers=1,
+                             progress=False)
+    games = {a["agent"]: a["games"] for a in summary["agents"]}
+    assert games["random"] == games["heuristic"]
+    mus = {a["agent"]: a["rating"]["mu"] for a in summary["agents"]}
+    assert mus["heuristic"] > 25.0 > mus["random"]
 
 
 def test_results_do_not_depend_on_the_worker_count():
@@ -102,8 +114,8 @@ def test_play_reprompts_on_bad_input_and_accepts_card_notation():
         game.step(state, game.legal_actions(state)[-1])
     first_play = next(a for a in game.legal_actions(state) if a < game.num_kinds)
     card = game.card_name(first_play)
-    _, text = _session(f"x\n99\nplay Q9\n{card}\nquit\n")
-    assert text.count("not an option here") == 3
+    _, text = _session(f"x\n99\n²\nplay Q9\n{card}\nquit\n")
+    assert text.count("not an option here") == 4
     assert f"you: play {card}" in text and "you left the game" in text
 
 
@@ -121,6 +133,12 @@ def test_play_shows_no_opponent_cards():
                 continue
             # any other card named is face up: a card being played, or the top card
             assert i > 0 and words[i - 1] in ("play", "top"), line
+
+
+def test_play_does_not_narrate_declined_opportunities():
+    _, text = _session("1\n" * 600, players=3, opponents=["random"],
+                       options={"jump_in": "on", "stacking": "any", "multi_play": "on"}, seed=0)
+    assert ": pass" not in text and ": accept" not in text and "keeps" not in text
 
 
 def test_play_sub_decisions_are_asked():

@@ -24,7 +24,9 @@ def test_short_self_play_run_writes_every_output_and_resumes(tmp_path):
     summary = train(cfg, progress=False)
     run = tmp_path / "smoke"
     assert summary["timesteps"] >= 512
-    assert yaml.safe_load(open(run / "config.yaml")) == cfg.to_dict()
+    saved = yaml.safe_load(open(run / "config.yaml"))
+    assert {k: saved[k] for k in cfg.to_dict()} == cfg.to_dict()
+    assert saved["resolved_rules"]["options"]["uno_call"] == "always"
     assert (run / "progress.csv").exists() and any(f.startswith("events.out.tfevents") for f in os.listdir(run))
     rows = list(csv.DictReader(open(run / "eval.csv")))
     assert {r["opponent"] for r in rows} == {"random", "heuristic"} and len(rows) >= 4
@@ -35,8 +37,12 @@ def test_short_self_play_run_writes_every_output_and_resumes(tmp_path):
     assert set(agent.policy.metadata["evaluation"]) == {"random", "heuristic"}
     assert "random" in format_table(summary) and "samples/s" in format_table(summary)
 
-    resumed = train(_tiny(tmp_path, total_timesteps=1024), resume=str(run / "checkpoints"), progress=False)
+    assert len(os.listdir(run / "snapshots")) >= 2
+    progress_rows = len(open(run / "progress.csv").readlines())
+    resumed = train(_tiny(tmp_path, total_timesteps=1024), resume=str(run), progress=False)
     assert resumed["timesteps"] >= 1024
+    assert len(open(run / "progress.csv").readlines()) == progress_rows  # earlier log kept
+    assert any(d.startswith("resumed-") for d in os.listdir(run))
 
 
 @pytest.mark.parametrize("data, words", [
@@ -48,10 +54,19 @@ def test_short_self_play_run_writes_every_output_and_resumes(tmp_path):
     ({"opponents": {"self": 1.0}}, "at least one of random"),
     ({"rule_options": {"stacking": "lots"}}, "stacking"),
     ({"num_players": 11}, "num_players"),
+    ({"gamma": 7.0}, "gamma"),
+    ({"max_snapshots": 0}, "max_snapshots"),
+    ({"time_limit_minutes": -1.0}, "time_limit_minutes"),
+    ({"net_arch": [64, True]}, "net_arch"),
 ])
+
 def test_bad_training_configs(data, words):
     with pytest.raises((ConfigError, ValueError), match=words):
         TrainConfig.from_dict(data)
+
+
+def test_float_written_without_a_dot_in_yaml_is_read():
+    assert TrainConfig.from_dict({"learning_rate": "3e-4"}).learning_rate == 3e-4
 
 
 def test_shipped_configs_load():
@@ -66,3 +81,5 @@ def test_shipped_configs_load():
 def test_resume_refuses_unknown_checkpoint(tmp_path):
     with pytest.raises(ConfigError, match="step_<N>.zip"):
         train(_tiny(tmp_path), resume=str(tmp_path / "model.pkl"), progress=False)
+    with pytest.raises(ConfigError, match="latest.json"):
+        train(_tiny(tmp_path), resume=str(tmp_path), progress=False)

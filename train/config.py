@@ -76,6 +76,11 @@ class TrainConfig:
         values = {}
         for key, value in data.items():
             expected = type(getattr(defaults, key))
+            if expected is float and isinstance(value, str):  # YAML 1.1 reads 3e-4 as a string
+                try:
+                    value = float(value)
+                except ValueError:
+                    pass
             if expected is float and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
@@ -100,7 +105,14 @@ class TrainConfig:
                     "eval_every", "eval_games"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"training config {key!r} must be >= 1, got {getattr(self, key)}")
-        if not self.net_arch or not all(isinstance(x, int) and x > 0 for x in self.net_arch):
+        for key, low, high in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip_range", 0.0, 10.0),
+                               ("learning_rate", 0.0, 1.0), ("ent_coef", 0.0, 10.0)):
+            if not low < getattr(self, key) <= high and not (key == "ent_coef" and getattr(self, key) == 0):
+                raise ConfigError(f"training config {key!r} = {getattr(self, key)} must be in ({low}, {high}]")
+        if self.time_limit_minutes < 0 or self.max_snapshots < 1:
+            raise ConfigError("time_limit_minutes must be >= 0 and max_snapshots >= 1")
+        if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
+                                        for x in self.net_arch):
             raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
         allowed = {"random", "greedy", "heuristic", "self"}
         bad = set(self.opponents) - allowed

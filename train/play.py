@@ -69,22 +69,23 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     return lines
 
 
-PASS_MEANING = {"PLAY_OR_KEEP_DRAWN": "keeps the drawn card", "JUMP_IN": "does not jump in",
-                "CATCH": "does not catch", "MULTI_PLAY": "stops placing cards"}
+def narrate(state, seat: int, text: str, before_sizes: list[int], me: int) -> list[str]:
+    """Public description of ``seat``'s action: what everyone sees, nothing that depends on hidden cards.
 
-
-def narrate(game: Game, before_sizes: list[int], state, seat: int, phase: str, text: str, me: int) -> str:
-    """A public description of ``seat``'s action and of the cards it moved."""
-    who = "you" if seat == me else f"P{seat}"
-    if text == "pass":
-        text = PASS_MEANING.get(phase, "passes")
-    elif text == "draw":
-        text = "draws"
-    parts = [f"{who}: {text}"]
+    Declining (``pass``) and taking a penalty (``accept``) are not narrated by themselves: whether
+    such a question was asked at all depends on the decider's cards (a jump-in is offered only to
+    a holder of the identical card, a drawn card only when it is playable). Card movements are
+    narrated as counts on their own lines, so a penalty reads the same whether it was taken
+    automatically or by decision.
+    """
+    lines = []
+    if text not in ("pass", "accept"):
+        who = "you" if seat == me else f"P{seat}"
+        lines.append(f"{who}: {'draws' if text == 'draw' else text}")
     for q, (b, a) in enumerate(zip(before_sizes, state.hand_size)):
         if a > b:
-            parts.append(f"{'you' if q == me else f'P{q}'} +{a - b} card{'s' if a - b > 1 else ''}")
-    return "; ".join(parts)
+            lines.append(f"  {'you' if q == me else f'P{q}'} +{a - b} card{'s' if a - b > 1 else ''}")
+    return lines
 
 
 def choose(game: Game, state, term: Terminal) -> int | None:
@@ -101,7 +102,7 @@ def choose(game: Game, state, term: Terminal) -> int | None:
         answer = term.ask("> ")
         if answer is None or answer.lower() in ("q", "quit", "exit"):
             return None
-        if answer.isdigit() and 1 <= int(answer) <= len(legal):
+        if answer.isdecimal() and answer.isascii() and 1 <= int(answer) <= len(legal):
             return legal[int(answer) - 1]
         for text in (answer, "play " + answer):
             try:
@@ -132,7 +133,7 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     term.say(f"{rules.variant} UNO, {n} players; you are P{seat}. "
              + ", ".join(f"P{q}: {spec_of[q]}" for q in others))
     while not state.is_over:
-        actor, phase = state.current_seat, state.phase.value
+        actor = state.current_seat
         if actor == seat:
             term.say("")
             for line in describe_view(game, state, seat, term):
@@ -146,9 +147,11 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
         text = game.action_to_string(action, state)
         before = list(state.hand_size)
         if rec:
-            rec.before_step(state, action)
-        game.step(state, action)
-        term.say(narrate(game, before, state, actor, phase, text, seat))
+            rec.step(state, action)
+        else:
+            game.step(state, action)
+        for line in narrate(state, actor, text, before, seat):
+            term.say(line)
     if rec:
         append_record(record_path, rec.finish(state))
     if state.winner is None:

@@ -7,7 +7,8 @@ heuristic, and checkpoint, then export the policy file and print the final evalu
 
 Outputs in ``<out_dir>/<run_name>/``: ``config.yaml`` (resolved), ``progress.csv`` and TensorBoard
 events (SB3 logger), ``eval.csv``, ``checkpoints/step_<N>.zip`` (+ ``latest.json``), and
-``policy.npz`` + ``policy.json`` (the exported, framework-free policy).
+``snapshots/`` (the frozen opponents, restored on resume), ``policy.npz`` + ``policy.json`` (the
+exported, framework-free policy). A resumed run logs into ``resumed-<step>/``.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import time
 import yaml
 
 from agents import load as load_agent
-from agents.policy_file import PolicyAgent
+from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
 from .config import ConfigError, TrainConfig
@@ -75,19 +76,22 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
 
     # -- the run directory and the resolved config beside it
     run_dir = os.path.join(cfg.out_dir, cfg.name)
-    os.makedirs(os.path.join(run_dir, "checkpoints"), exist_ok=True)
+    for sub in ("checkpoints", "snapshots"):
+        os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
     with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as fh:
-        yaml.safe_dump(cfg.to_dict(), fh, sort_keys=False)
+        yaml.safe_dump(resolved, fh, sort_keys=False)
 
     # -- seeding: SB3's helper seeds torch (and the global generators SB3 itself uses)
     set_random_seed(cfg.seed)
+
     # one torch thread: the environment processes need the cores; skip distribution argument checks
     # (the masks already guarantee valid logits) - both roughly double the samples per second here
     import torch
 
     torch.set_num_threads(1)
     torch.distributions.Distribution.set_default_validate_args(False)
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
 
     # -- environments: one learner seat per env, opponents drawn from the pool every episode
     vec_cls = SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv
@@ -102,10 +106,15 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}},
         seed=cfg.seed, device="cpu", verbose=0)
-    model.set_logger(configure(run_dir, ["csv", "tensorboard"]))
     done = 0
     if resume:
         done = _restore(model, resume)
+        for path in _saved_snapshots(run_dir)[-cfg.max_snapshots:]:  # the pool as it was
+            pool.add_snapshot(load_policy(path, game, deterministic=False, seed=cfg.seed + done))
+        envs.env_method("set_opponent_pool", *pool.policies_and_weights())
+    # SB3's CSV writer truncates its file: a resumed run logs into its own folder
+    log_dir = run_dir if not resume else os.path.join(run_dir, f"resumed-{done}")
+    model.set_logger(configure(log_dir, ["csv", "tensorboard"]))
 
     eval_path = os.path.join(run_dir, "eval.csv")
     start = time.perf_counter()
@@ -127,7 +136,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
                 return False  # budget spent: stop learning, then export and evaluate as usual
             if t >= self.next_snapshot:
                 self.next_snapshot += cfg.snapshot_every
-                pool.add_snapshot(snapshot(deterministic=False, seed=cfg.seed + t))
+                frozen = snapshot(deterministic=False, seed=cfg.seed + t)
+                frozen.policy.save(os.path.join(run_dir, "snapshots", f"step_{t:010d}"))
+                pool.add_snapshot(frozen)
                 envs.env_method("set_opponent_pool", *pool.policies_and_weights())
             if t >= self.next_eval:
                 self.next_eval += cfg.eval_every
@@ -167,9 +178,19 @@ def _checkpoint(model, run_dir: str, steps: int) -> None:
         json.dump({"timesteps": steps, "path": os.path.basename(path)}, fh)
 
 
+def _saved_snapshots(run_dir: str) -> list[str]:
+    folder = os.path.join(run_dir, "snapshots")
+    return sorted(os.path.join(folder, f[:-5]) for f in os.listdir(folder) if f.endswith(".json"))
+
+
 def _restore(model, checkpoint: str) -> int:
     """Load weights and optimiser state only (no unpickling of the checkpoint's data); returns its step."""
+    if os.path.isdir(checkpoint) and os.path.exists(os.path.join(checkpoint, "checkpoints", "latest.json")):
+        checkpoint = os.path.join(checkpoint, "checkpoints")  # a run directory
     if os.path.isdir(checkpoint):
+        if not os.path.exists(os.path.join(checkpoint, "latest.json")):
+            raise ConfigError(f"--resume: {checkpoint!r} has no latest.json (give a run directory, its "
+                              f"checkpoints directory or a step_<N>.zip)")
         with open(os.path.join(checkpoint, "latest.json"), encoding="utf-8") as fh:
             checkpoint = os.path.join(checkpoint, json.load(fh)["path"])
     name = os.path.basename(checkpoint)

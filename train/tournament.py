@@ -1,9 +1,10 @@
 """``uno-env eval``: seat-rotated tournaments with win rates, points and OpenSkill ratings.
 
-Schedule: every combination of ``players`` agents out of the field (all of them when the field is
-not larger than the table; fewer agents than seats fill the table cyclically) is played in every
-cyclic seat rotation, and the whole cycle repeats until ``games`` is reached (rounded up to a full
-cycle, so every agent plays the same number of games in every seat). Game ``i`` is seeded from
+Schedule: every combination of ``players`` agents out of the field (with fewer agents than seats,
+every shift of the repeating pattern 0,1,..,0,1..) is played in every ordering around the table
+(up to 5 seats; beyond, every rotation in both directions), and the whole cycle repeats until
+``games`` is reached (rounded up to a full cycle): every agent gets the same number of games in
+every seat, and as often sits before as after each other agent. Game ``i`` is seeded from
 ``seed + i`` and its agents from ``(seed, i, seat)``, so results are identical for any worker count.
 
 Outputs in ``--out``: ``results.json`` (everything, including every rating), ``results.md`` (a table
@@ -28,12 +29,18 @@ from .evaluate import wilson_interval
 
 
 def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]:
-    """Seatings (agent index per seat) for ``games`` games or more, balanced over agents and seats."""
+    """Seatings (agent index per seat) for ``games`` games or more, balanced over agents, seats and order."""
     if num_agents >= players:
         tables = list(itertools.combinations(range(num_agents), players))
+    else:  # fewer agents than seats: every shift of the repeating pattern, so all agents fill as many seats
+        tables = [tuple((i + j) % num_agents for i in range(players)) for j in range(num_agents)]
+    if players <= 5:
+        # every ordering: each agent sits before and after each other agent equally often
+        cycle = [p for t in tables for p in dict.fromkeys(itertools.permutations(t))]
     else:
-        tables = [tuple(i % num_agents for i in range(players))]
-    cycle = [t[r:] + t[:r] for t in tables for r in range(players)]
+        # rotations in both directions (all orderings would be too many): seats and neighbours on
+        # either side are balanced, distant neighbours less so
+        cycle = [u[r:] + u[:r] for t in tables for u in dict.fromkeys((t, t[::-1])) for r in range(players)]
     reps = max(1, math.ceil(games / len(cycle)))
     return cycle * reps
 
@@ -61,8 +68,9 @@ def _play(job: tuple[int, int, tuple[int, ...], bool]) -> dict:
         seat = state.current_seat
         action = int(policies[seat].act(enc.encode(state, seat), game.legal_action_mask(state)))
         if rec:
-            rec.before_step(state, action)
-        game.step(state, action)
+            rec.step(state, action)
+        else:
+            game.step(state, action)
     out = {"index": index, "seating": list(seating), "winner": state.winner, "round_points": list(state.round_points),
            "hand_points": [hand_points(game, state, q) for q in range(game.num_players)],
            "truncated": state.truncated}
@@ -140,17 +148,16 @@ def summarise(rules: RuleSet, specs: list[str], results: list[dict]) -> dict:
                 wins[a] += 1
         if rules.num_players == 2 and r["winner"] is not None and seating[0] != seating[1]:
             h2h[seating[r["winner"]], seating[1 - r["winner"]]] += 1
-        if len(set(seating)) == len(seating):  # ratings from games between distinct agents
-            # rank: the winner first, then by card points left in hand (fewer is better)
-            order = sorted(range(len(seating)), key=lambda s: (r["winner"] != s, r["hand_points"][s]))
-            ranks = [0] * len(seating)
-            for pos, s in enumerate(order):
-                ranks[s] = pos + 1
-            if r["winner"] is None:
-                ranks = [1] * len(seating)
-            teams = [[ratings[a]] for a in seating]
-            new = model.rate(teams, ranks=ranks)
-            for a, team in zip(seating, new):
+        # rating: rank the distinct agents at the table by their best seat: the winner's agent first,
+        # then by fewest card points left in hand (all tied when nobody won)
+        present = list(dict.fromkeys(seating))
+        if len(present) > 1:
+            best = {a: min((r["winner"] != s, r["hand_points"][s]) for s, b in enumerate(seating) if b == a)
+                    for a in present}
+            order = sorted(present, key=lambda a: best[a])
+            ranks = [1 if r["winner"] is None else order.index(a) + 1 for a in present]
+            new = model.rate([[ratings[a]] for a in present], ranks=ranks)
+            for a, team in zip(present, new):
                 ratings[a] = team[0]
     agents_out = []
     for a in range(k):

@@ -121,8 +121,9 @@ class raw_env(AECEnv):
         s = self.state
         self._cumulative_rewards[agent] = 0.0
         if self._recorder is not None:
-            self._recorder.before_step(s, int(action))
-        self.game.step(s, int(action))
+            self._recorder.step(s, int(action))
+        else:
+            self.game.step(s, int(action))
         if s.is_over:
             if self._recorder is not None:
                 append_record(self.record_path, self._recorder.finish(s))

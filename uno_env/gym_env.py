@@ -72,6 +72,8 @@ class UnoEnv(gym.Env):
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies (one for all seats, or a list with one per other seat)."""
         n = self.game.num_players
+        listed = list(opponents) if isinstance(opponents, Sequence) and not isinstance(opponents, str) else [opponents]
+        self._seedable = [o for o in listed if callable(getattr(o, "seed", None))]
         if opponents is None:
             self._opponents = [None] * (n - 1)
         elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
@@ -90,12 +92,16 @@ class UnoEnv(gym.Env):
         if len(w) != len(policies) or (w < 0).any() or w.sum() <= 0:
             raise ValueError(f"opponent pool weights must be {len(policies)} non-negative numbers with a positive sum")
         self._pool = [_as_policy(p) for p in policies]
+        self._seedable = [p for p in policies if callable(getattr(p, "seed", None))]
         self._pool_p = w / w.sum()
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Deal a new game (drawing the opponent from the pool, if any) and play until the learner decides."""
         super().reset(seed=seed)
         n = self.game.num_players
+        if seed is not None:  # opponents with their own generators restart from the episode seed too
+            for obj in dict.fromkeys(self._seedable):
+                obj.seed(int(self.np_random.integers(2**31)))
         if self._pool:
             policy = self._pool[int(self.np_random.choice(len(self._pool), p=self._pool_p))]
             self._opponents = [policy] * (n - 1)
@@ -112,8 +118,8 @@ class UnoEnv(gym.Env):
     def step(self, action):
         """Apply the learner's action, then the opponents' until the learner decides again or the game ends."""
         s = self.state
-        a = int(action)
-        if not (0 <= a < self.game.num_actions) or a not in self.game.legal_actions(s):
+        a = _action_id(action)
+        if a is None or not (0 <= a < self.game.num_actions) or a not in self.game.legal_actions(s):
             return self._observe(), self.illegal_penalty, True, False, {"illegal_action": True, "seat": self.seat}
         self._step(a)
         self._play_opponents()
@@ -154,8 +160,9 @@ class UnoEnv(gym.Env):
     def _step(self, action: int) -> None:
         s = self.state
         if self._recorder is not None:
-            self._recorder.before_step(s, action)
-        self.game.step(s, action)
+            self._recorder.step(s, action)
+        else:
+            self.game.step(s, action)
         if s.is_over and self._recorder is not None:
             append_record(self.record_path, self._recorder.finish(s))
 
@@ -169,6 +176,20 @@ class UnoEnv(gym.Env):
         points = s.scores if self.game.match else s.round_points
         sign = -1.0 if self.game.scoring == "penalty_low" else 1.0
         return sign * points[self.seat] / 100.0
+
+
+def _action_id(action: Any) -> int | None:
+    """An int action id, or None for anything that is not one (the episode then ends as illegal)."""
+    try:
+        value = np.asarray(action)
+        if value.size != 1 or value.dtype.kind not in "iuf":
+            return None
+        item = value.item()
+        if isinstance(item, float) and not item.is_integer():
+            return None
+        return int(item)
+    except (TypeError, ValueError):
+        return None
 
 
 def _as_policy(opponent: Any) -> Policy | None:

@@ -10,8 +10,9 @@ block              size    meaning
 hand               K       own cards, count per kind
 top_card           K       one-hot kind of the discard pile's top card
 colour             4       one-hot current colour
-phase              P       one-hot phase of the current decision (``Phase`` order, P = 10)
-deciding           M       one-hot relative offset of the seat deciding now
+phase              P       one-hot phase of the decision, for the deciding seat only (zeros otherwise:
+                           whether a decision exists can depend on the decider's hidden cards)
+deciding           M       offset 0 set when this seat is the one deciding (zeros otherwise)
 turn               M       one-hot relative offset of the seat whose turn it is
 direction          1       +1 clockwise, -1 counter-clockwise
 hand_sizes         M       cards held per relative seat, divided by the number dealt
@@ -75,9 +76,11 @@ class ObservationEncoder:
         if s.discard:
             obs[k0 + s.discard[-1]] = 1.0
         obs[o["colour"].start + s.colour] = 1.0
-        obs[o["phase"].start + self._phase_index[s.phase]] = 1.0
-        if s.current_seat >= 0:
-            obs[o["deciding"].start + (s.current_seat - seat) % n] = 1.0
+        if s.current_seat == seat:
+            # only the deciding seat sees the decision: that a jump-in, a stack response or a
+            # keep-or-play question exists at all depends on the decider's hidden cards
+            obs[o["phase"].start + self._phase_index[s.phase]] = 1.0
+            obs[o["deciding"].start] = 1.0
         obs[o["turn"].start + (s.turn_seat - seat) % n] = 1.0
         obs[o["direction"].start] = s.direction
         rel = [(seat + r) % n for r in range(n)]

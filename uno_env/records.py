@@ -61,10 +61,14 @@ class Recorder:
         self.game = game
         self.record = GameRecord(game.rules.to_dict(), int(seed), list(players or []))
 
-    def before_step(self, state: State, action: int) -> None:
-        """Log ``action`` about to be applied to ``state``."""
-        self.record.actions.append({"step": state.steps, "seat": state.current_seat, "phase": state.phase.value,
-                                    "action": int(action), "text": self.game.action_to_string(action, state)})
+    def step(self, state: State, action: int) -> State:
+        """Apply ``action`` with the game and log it (a rejected action raises and is not logged)."""
+        entry = {"step": state.steps, "seat": state.current_seat, "phase": state.phase.value, "action": int(action)}
+        text = self.game.action_to_string(action, state) if 0 <= int(action) < self.game.num_actions else ""
+        self.game.step(state, action)
+        entry["text"] = text
+        self.record.actions.append(entry)
+        return state
 
     def finish(self, state: State) -> GameRecord:
         """Log the outcome; returns the complete record."""
@@ -101,6 +105,8 @@ def read_records(fh: IO[str]) -> Iterator[GameRecord]:
                 raise RecordError(f"line {n}: not an {FORMAT} v{VERSION} game header")
             if current is not None:
                 yield current
+            if not isinstance(obj.get("rules"), dict) or not isinstance(obj.get("seed"), int):
+                raise RecordError(f"line {n}: a game header needs 'rules' (a mapping) and 'seed' (an int)")
             current = GameRecord(obj["rules"], obj["seed"], obj.get("players", []))
         elif kind in ("action", "outcome"):
             if current is None:
@@ -128,7 +134,10 @@ def replay(record: GameRecord) -> Iterator[tuple[Game, State, dict | None]]:
         if a.get("seat") != state.current_seat or a.get("phase") != state.phase.value:
             raise RecordError(f"action {i} ({a.get('text')!r}) was taken by P{a.get('seat')} in {a.get('phase')}, "
                               f"but the replay has P{state.current_seat} in {state.phase.value}")
-        game.step(state, a["action"])
+        try:
+            game.step(state, a["action"])
+        except (UnoError, KeyError, TypeError) as exc:
+            raise RecordError(f"action {i} ({a.get('text')!r}) does not replay: {exc}") from None
         yield game, state, a
     if record.outcome is not None and outcome_of(state) != record.outcome:
         raise RecordError(f"replay ended with {outcome_of(state)}, the record says {record.outcome}")
