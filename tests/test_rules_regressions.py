@@ -45,6 +45,13 @@ def test_multi_play_keeps_the_colour_of_the_top_card():
     assert game.to_spec(s)["colour"] == "G" and s.current_seat == 1
 
 
+def test_multi_play_first_card_by_rank_sets_the_colour():
+    game = Game("classic", num_players=3, multi_play="on", multi_play_first_match="any_legal")
+    s = game.state_from_spec({"discard": ["R5"], "hands": [["B5", "G5", "Y1"], 3, 3]})
+    game.step(s, "play B5")
+    assert s.phase == "MULTI_PLAY" and game.to_spec(s)["colour"] == "B"
+
+
 def test_changing_the_returned_legal_actions_does_not_change_the_game():
     game = Game("classic", num_players=2, draw_rule="draw_until_playable")
     s = game.state_from_spec({"discard": ["R7"], "hands": [["R1", "G2"], 3], "draw_pile": ["B1", "R5"]})

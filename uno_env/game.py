@@ -268,6 +268,7 @@ class Game:
             s.hands[p][a] -= 1
             s.hand_size[p] -= 1
             s.discard.append(a)
+            s.colour = self.colour_of[a]
             s.progress = True
             s.multi = [self.rank_of[a], 1]
             s.phase = Phase.MULTI_PLAY
