@@ -167,3 +167,16 @@ def test_policy_file_refuses_a_mismatch_and_bad_files(tiny_model, tmp_path):
         PolicyFile.read(str(tmp_path / "obj"))
     with pytest.raises(PolicyFileError, match="no policy metadata"):
         PolicyFile.read(str(tmp_path / "missing"))
+
+
+def test_shipped_pretrained_agent_loads_and_plays():
+    game = Game("classic", num_players=2)
+    assert "classic-2p" in agents.pretrained_names()
+    bot = agents.load("pretrained:classic-2p", game)
+    meta = bot.policy.metadata
+    assert meta["variant"] == "classic" and meta["num_players"] == 2 and meta["training_steps"] > 1_000_000
+    assert meta["config"]["run_name"] == "classic-2p"
+    result = head_to_head(game, lambda i: bot, lambda i: agents.load("random", seed=i), games=200)
+    assert result["win_rate"] >= 0.65, result
+    with pytest.raises(PolicyFileError, match="variant"):
+        agents.load("pretrained:classic-2p", Game("xiangqi", num_players=2))
