@@ -33,7 +33,7 @@ from pettingzoo.utils import wrappers
 from .game import Game
 from .observation import ObservationEncoder
 from .records import Recorder, append_record
-from .render import render_text
+from .render import final_rewards, render_mode_output
 from .rules import RuleSet
 
 REWARD_MODES = ("win_loss", "points")
@@ -127,7 +127,7 @@ class raw_env(AECEnv):
         if s.is_over:
             if self._recorder is not None:
                 append_record(self.record_path, self._recorder.finish(s))
-            rewards = self._final_rewards()
+            rewards = final_rewards(self.game, s, self.reward_mode)
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[i]
                 self.terminations[a] = not s.truncated
@@ -139,24 +139,9 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def _final_rewards(self) -> list[float]:
-        s = self.state
-        if self.reward_mode == "win_loss" or s.winner is None:
-            return s.returns
-        points = s.scores if self.game.match else s.round_points
-        if self.game.scoring == "penalty_low":
-            return [-p / 100.0 for p in points]
-        return [p / 100.0 for p in points]
-
     def render(self) -> str | None:
         """The game as a text table (``ansi``: returned; ``human``: printed)."""
-        if self.render_mode is None:
-            return None
-        text = render_text(self.game, self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_mode_output(self.render_mode, self.game, self.state)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -29,7 +29,7 @@ from .aec_env import REWARD_MODES
 from .game import Game
 from .observation import ObservationEncoder
 from .records import Recorder, append_record
-from .render import render_text
+from .render import final_rewards, render_mode_output
 from .rules import RuleSet
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
@@ -126,7 +126,7 @@ class UnoEnv(gym.Env):
         info = {"seat": self.seat}
         if s.is_over:
             info.update(winner=s.winner, round_points=list(s.round_points))
-            return self._observe(), self._final_reward(), not s.truncated, s.truncated, info
+            return self._observe(), float(final_rewards(self.game, s, self.reward_mode)[self.seat]), not s.truncated, s.truncated, info
         return self._observe(), 0.0, False, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -135,13 +135,7 @@ class UnoEnv(gym.Env):
 
     def render(self) -> str | None:
         """Text table of the game (``ansi`` returns it, ``human`` prints it)."""
-        if self.render_mode is None:
-            return None
-        text = render_text(self.game, self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_mode_output(self.render_mode, self.game, self.state)
 
     # ------------------------------------------------------------------ internals
 
@@ -168,14 +162,6 @@ class UnoEnv(gym.Env):
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.state, self.seat)
-
-    def _final_reward(self) -> float:
-        s = self.state
-        if self.reward_mode == "win_loss" or s.winner is None:
-            return float(s.returns[self.seat])
-        points = s.scores if self.game.match else s.round_points
-        sign = -1.0 if self.game.scoring == "penalty_low" else 1.0
-        return sign * points[self.seat] / 100.0
 
 
 def _action_id(action: Any) -> int | None:

@@ -30,3 +30,23 @@ def render_text(game, s: State) -> str:
         score = f"  score {s.scores[q]}" if game.match or any(s.scores) else ""
         lines.append(f"{mark} P{q} {s.hand_size[q]:>3} cards{score}  {' '.join(spec['hands'][q])}")
     return "\n".join(lines)
+
+
+def render_mode_output(mode: str | None, game, s: State) -> str | None:
+    """What an environment's ``render()`` does: ``ansi`` returns the table, ``human`` prints it."""
+    if mode is None:
+        return None
+    text = render_text(game, s)
+    if mode == "human":
+        print(text)
+        return None
+    return text
+
+
+def final_rewards(game, s: State, mode: str) -> list[float]:
+    """Per-seat episode rewards: ``win_loss`` (the engine's returns) or ``points`` (/100; match totals in a match)."""
+    if mode == "win_loss" or s.winner is None:
+        return list(s.returns)
+    points = s.scores if game.match else s.round_points
+    sign = -1.0 if game.scoring == "penalty_low" else 1.0
+    return [sign * p / 100.0 for p in points]
