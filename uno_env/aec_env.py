@@ -39,6 +39,18 @@ from .rules import RuleSet
 REWARD_MODES = ("win_loss", "points")
 
 
+def game_for_env(variant: str, num_players: int, rules: RuleSet | None, rule_options: dict,
+                 render_mode: str | None, reward: str) -> Game:
+    """Check an environment's render mode and reward mode, and build its game."""
+    if render_mode is not None and render_mode not in ("ansi", "human"):
+        raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
+    if rules is not None:
+        return Game(rules, options=rule_options)
+    return Game(variant, num_players, **rule_options)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The AEC environment with PettingZoo's standard classic-game wrappers."""
     e = raw_env(**kwargs)
@@ -57,12 +69,7 @@ class raw_env(AECEnv):
                  reward: str = "win_loss", rules: RuleSet | None = None, record: str | None = None,
                  **rule_options: Any):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
-        self.game = Game(rules, options=rule_options) if rules is not None else \
-            Game(variant, num_players, **rule_options)
+        self.game = game_for_env(variant, num_players, rules, rule_options, render_mode, reward)
         self.encoder = ObservationEncoder(self.game)
         self.render_mode = render_mode
         self.reward_mode = reward

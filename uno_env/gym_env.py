@@ -25,8 +25,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import REWARD_MODES
-from .game import Game
+from .aec_env import game_for_env
 from .observation import ObservationEncoder
 from .records import Recorder, append_record
 from .render import final_rewards, render_mode_output
@@ -44,12 +43,7 @@ class UnoEnv(gym.Env):
                  opponents: Any = None, reward: str = "win_loss", illegal_penalty: float = -1.0,
                  render_mode: str | None = None, rules: RuleSet | None = None, record: str | None = None,
                  **rule_options: Any):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
-        self.game = Game(rules, options=rule_options) if rules is not None else \
-            Game(variant, num_players, **rule_options)
+        self.game = game_for_env(variant, num_players, rules, rule_options, render_mode, reward)
         n = self.game.num_players
         if learner_seat != "random" and (isinstance(learner_seat, bool) or not isinstance(learner_seat, int)
                                          or not 0 <= learner_seat < n):
