@@ -5,6 +5,12 @@ holds most of, take every option that costs nothing. ``HeuristicAgent`` plays as
 list of rules can: it keeps wilds for when they matter, attacks an opponent close to going out
 with draw cards, picks colours from its hand and the discard pile, challenges a Wild Draw Four
 when the player is likely to have held the colour, and answers every sub-decision.
+
+Flex: both target the opponent with the fewest cards. Greedy spends its power card on any
+FLEX action effect; the heuristic spends it only where the flex effect beats the regular one
+(more victims, a hit on the leader, a play that is otherwise impossible), values getting its
+power back (flip icons, Wild All Flip while opponents are green) and never wastes it on a
+flex effect that equals the regular one (Flex Skip / Flex Reverse with two players).
 """
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from uno_env.cards import Effect
 from .view import ObservationView
 
 P = Effect  # short alias for the effect codes
+DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO)
+TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE)
 
 
 class _RuleBased:
@@ -47,9 +55,12 @@ class _RuleBased:
             return L.catch
         if phase == "CHALLENGE_OR_ACCEPT":
             return L.challenge if self.should_challenge(observation) else L.accept
+        if phase == "CHOOSE_TARGET":
+            return self.choose_target(observation, action_mask)
         if phase == "PLAY_OR_KEEP_DRAWN":
             plays = v.plays(action_mask)
-            return int(plays[0]) if self.play_drawn(observation, int(plays[0])) else L.pass_
+            a = int(self.choose_play(observation, plays))
+            return a if self.play_drawn(observation, v.kind_of(a)) else L.pass_
         if phase == "JUMP_IN":
             return int(v.plays(action_mask)[0])
         plays = v.plays(action_mask)
@@ -67,6 +78,15 @@ class _RuleBased:
     def choose_play(self, obs: np.ndarray, plays: np.ndarray) -> int:
         """One of the legal card plays."""
         raise NotImplementedError
+
+    def choose_target(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """Target of a Flex draw: the opponent with the fewest cards (ties: random)."""
+        sizes = self.view.hand_sizes(obs)
+        options = self.view.targets(mask)
+        opponents = [(a, off) for a, off in options if off != 0] or options
+        fewest = min(sizes[off] for _, off in opponents)
+        best = [a for a, off in opponents if sizes[off] == fewest]
+        return int(best[int(self.rng.integers(len(best)))])
 
     def choose_colour(self, obs: np.ndarray) -> int:
         """Colour to declare: the one held most (ties: random)."""
@@ -89,9 +109,12 @@ class GreedyAgent(_RuleBased):
     name = "greedy"
 
     def choose_play(self, obs, plays):
-        """Highest points first."""
-        pts = self.view.points_of[plays]
-        return plays[int(np.argmax(pts))]
+        """Highest points first; a FLEX action effect over its regular play."""
+        v = self.view
+        kinds = np.array([v.kind_of(a) for a in plays])
+        bonus = np.array([0.5 if v.is_flex(a) and v.effect_of[k] != P.NUMBER else 0.0
+                          for a, k in zip(plays, kinds)])
+        return plays[int(np.argmax(v.points_of[kinds] + bonus))]
 
 
 class HeuristicAgent(_RuleBased):
@@ -106,8 +129,10 @@ class HeuristicAgent(_RuleBased):
         colour_counts = v.colour_counts(hand)
         threat = v.next_opponent_size(obs) <= 2
         n_hand = int(hand.sum())
+        power = v.power(obs)
         best, best_score = plays[0], -np.inf
-        for k in plays:
+        for a in plays:
+            k = v.kind_of(a)
             effect = v.effect_of[k]
             score = 0.0
             if v.is_wild[k]:
@@ -119,16 +144,41 @@ class HeuristicAgent(_RuleBased):
                 c = v.colour_of[k]
                 score += 2.0 * colour_counts[c]          # stay in the colour we hold most of
                 score += 0.1 * v.points_of[k]             # shed points
-                if effect in (P.DRAW_TWO, P.SKIP, P.REVERSE):
+                if effect in TEMPO_EFFECTS:
                     score += 12.0 if threat else 1.0      # tempo cards hurt most near the end
-                    if effect == P.DRAW_TWO:
+                    if effect in DRAW_EFFECTS:
                         score += 3.0
+            if len(power):
+                score += self._flex_value(obs, a, k, effect, power, threat)
             if n_hand <= 2 and v.is_wild[k]:
                 score += 40.0                             # going out: spend the wild
             score += self.rng.random() * 0.01
             if score > best_score:
-                best, best_score = k, score
+                best, best_score = a, score
         return best
+
+    def _flex_value(self, obs, a, k, effect, power, threat) -> float:
+        """Flex: what spending (or regaining) the power card is worth for this play."""
+        v = self.view
+        n = v.num_players(obs)
+        others_green = power[1:n].sum()
+        value = 0.0
+        if v.flip_icon[k]:
+            value += 4.0 if power[0] == 0 else (-3.0 if others_green else 0.0)  # own power toggles
+        if effect == P.WILD_ALL_FLIP:
+            value += 4.0 * (others_green - (n - 1 - others_green)) / max(n - 1, 1) + (6.0 if power[0] == 0 else -6.0)
+        if not v.is_flex(a):
+            return value
+        value -= 6.0  # the power card is spent
+        if effect == P.WILD_ALL_DRAW:
+            value += 14.0 + 4.0 * (n - 2)
+        elif effect in (P.WILD_TARGET_DRAW_TWO, P.WILD_DRAW_FOUR):
+            value += 14.0 + (8.0 if threat or min(v.hand_sizes(obs)[1:n]) <= 2 else 0.0)
+        elif effect == P.FLEX_DRAW_TWO:
+            value += -8.0 if n == 2 else 2.0 * (n - 1) - 2.0
+        elif effect in (P.FLEX_SKIP, P.FLEX_REVERSE):
+            value += -10.0 if n == 2 else (4.0 if effect == P.FLEX_SKIP else 1.0)
+        return value
 
     def choose_colour(self, obs):
         """Colour held most, ties broken by the colour least seen in the discard pile."""

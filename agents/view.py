@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from uno_env import Game, Phase
-from uno_env.observation import PHASES, ObservationEncoder
+from uno_env.observation import ObservationEncoder
 
 
 class ObservationView:
@@ -20,6 +20,7 @@ class ObservationView:
         self.points_of = np.array(game.points_of, dtype=float)
         self.is_wild = np.array(game.is_wild)
         self.effect_of = np.array([int(e) for e in game.effect_of])
+        self.flip_icon = np.array(game.deck.flip_icon_of)
 
     def hand(self, obs: np.ndarray) -> np.ndarray:
         """Own card counts per kind."""
@@ -27,7 +28,7 @@ class ObservationView:
 
     def phase(self, obs: np.ndarray) -> Phase:
         """Phase of the decision."""
-        return PHASES[int(np.argmax(obs[self.o["phase"]]))]
+        return self.encoder.phases[int(np.argmax(obs[self.o["phase"]]))]
 
     def top(self, obs: np.ndarray) -> int:
         """Kind of the top card."""
@@ -66,5 +67,27 @@ class ObservationView:
         return out
 
     def plays(self, mask: np.ndarray) -> np.ndarray:
-        """Legal card-play action ids (regular mode)."""
-        return np.flatnonzero(mask[:self.num_kinds])
+        """Legal card-play action ids: regular plays (= kind ids), then Flex FLEX-mode plays."""
+        end = self.layout.draw  # every play id sits below the draw action
+        return np.flatnonzero(mask[:end])
+
+    def kind_of(self, action: int) -> int:
+        """Card kind of a play action id (regular or FLEX mode)."""
+        return action if action < self.num_kinds else action - self.layout.flex0
+
+    def is_flex(self, action: int) -> bool:
+        """Whether a play action id is a Flex FLEX-mode play."""
+        return action >= self.num_kinds
+
+    def power(self, obs: np.ndarray) -> np.ndarray:
+        """Flex power cards per relative seat (1 = ✓); empty for other variants."""
+        sl = self.o.get("power")
+        return obs[sl] if sl is not None else np.zeros(0)
+
+    def targets(self, mask: np.ndarray) -> list[tuple[int, int]]:
+        """Legal (action id, relative offset) target choices."""
+        L = self.layout
+        out = [(L.target0 + i, i + 1) for i in range(L.num_targets) if mask[L.target0 + i]]
+        if L.self_target >= 0 and mask[L.self_target]:
+            out.append((L.self_target, 0))
+        return out

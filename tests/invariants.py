@@ -48,8 +48,11 @@ def check_invariants(g: Game, s) -> None:
     assert legal == sorted(set(legal)), "legal actions not ascending and unique"
     for seat, size in enumerate(s.hand_size):
         # only a wild played as the last card is still waiting for its colour (CORE-24)
-        assert size > 0 or (seat == s.current_seat and s.phase is Phase.CHOOSE_COLOUR), \
+        assert size > 0 or (seat == s.current_seat and s.phase in (Phase.CHOOSE_COLOUR, Phase.CHOOSE_TARGET)), \
             "empty hand in a running game"
+    if g.rules.variant == "flex":
+        assert any(s.power), "every power card is ✘ after a step (the reset must have turned them ✓)"
+        assert len(s.power) == s.num_players
 
 
 def play_random_game(g: Game, seed: int, check: bool = True, eager: float = 0.0):

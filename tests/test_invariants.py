@@ -13,7 +13,7 @@ from uno_env import VARIANTS, Game
 
 GAMES = 2000
 
-PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi") for n in (2, 4, VARIANTS[v].max_players)]
+PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi", "flex") for n in (2, 4, VARIANTS[v].max_players)]
 
 HOUSE_RULES = [
     {"stacking": "any"},
@@ -35,6 +35,15 @@ HOUSE.append(("classic", 2, {"two_player_wild_miss_draw": 2}))
 ALL_ON = {"stacking": "any", "jump_in": "on", "multi_play": "on", "madness": "on",
           "draw_rule": "draw_until_playable", "uno_call": "explicit"}
 COMBINED = [(v, 4, ALL_ON) for v in ("classic", "alphabet", "xiangqi")]
+FLEX_RULES = [
+    {"flex.flex_requires_flex_colour_match": False, "flex.allow_self_target": True},
+    {"flex.flex_w4f_restricted": True, "flex.wd4_counts_flexable_cards": False, "flex.wild_counts_as_match": False},
+    # strict restricted wilds with held wilds counting (AMB-A9) lets two W4Fs lock each other in a hand
+    # for ever, so the strict run counts only colours
+    {"restricted_wild_bluffing": False, "flex.flex_w4f_restricted": True, "flex.wild_counts_as_match": False,
+     "uno_call": "explicit"},
+]
+FLEX = [("flex", n, opts) for opts in FLEX_RULES for n in (2, 4, 8)]
 
 
 def _id(case):
@@ -43,7 +52,7 @@ def _id(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED, ids=_id)
+@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED + FLEX, ids=_id)
 def test_random_games_keep_invariants(case):
     variant, n, opts = case
     game = Game(variant, num_players=n, **opts)
@@ -58,7 +67,7 @@ def test_random_games_keep_invariants(case):
     assert outcomes["win"] > GAMES // 2, outcomes  # games end by someone going out, not by the cap
 
 
-@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi"])
+@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi", "flex"])
 def test_matches_keep_invariants(variant):
     game = Game(variant, num_players=3, match=True, max_steps=200_000)
     for seed in range(20):

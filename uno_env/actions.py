@@ -11,6 +11,7 @@ K .. 2K-1 (Flex only)  ``play <card> flex`` place kind k in FLEX mode
 next                   ``draw``             draw a card (Attack: ``press``)
 +4                     ``colour <C>``       declare colour C (the deck's colour order)
 +N-1 (targeted only)   ``target P<seat>``   choose the opponent at relative offset 1..N-1
++1 (Flex only)         ``target P<seat>``   choose oneself (legal only with flex.allow_self_target)
 +1 each                ``challenge`` ``accept`` ``call`` ``no-call`` ``catch`` ``pass``
 =====================  ===================  ===========================================
 
@@ -35,7 +36,7 @@ class ActionLayout:
     """Where each kind of action sits in the flat action space."""
 
     def __init__(self, deck: Deck, max_players: int, flex_plays: bool = False,
-                 targets: bool = False, draw_word: str = "draw"):
+                 targets: bool = False, draw_word: str = "draw", self_target: bool = False):
         self.deck = deck
         k = deck.num_kinds
         self.num_kinds = k
@@ -48,6 +49,8 @@ class ActionLayout:
         self.num_targets = max_players - 1 if targets else 0
         self.target0 = i if targets else -1
         i += self.num_targets
+        self.self_target = i if self_target else -1
+        i += 1 if self_target else 0
         (self.challenge, self.accept, self.call, self.no_call,
          self.catch, self.pass_) = range(i, i + 6)
         self.size = i + 6
@@ -63,6 +66,8 @@ class ActionLayout:
         if self.num_targets:
             out.append((f"{self.target0}..{self.target0 + self.num_targets - 1}", "target, relative offset 1.."
                         f"{self.num_targets}"))
+        if self.self_target >= 0:
+            out.append((str(self.self_target), "target yourself (only with flex.allow_self_target)"))
         for word in SPECIAL_WORDS:
             out.append((str(self.challenge + SPECIAL_WORDS.index(word)), word))
         return out
@@ -85,6 +90,8 @@ class ActionLayout:
             if seat is None or num_players is None:
                 return f"target +{offset}"
             return f"target P{(seat + offset) % num_players}"
+        if a == self.self_target >= 0:
+            return "target self" if seat is None else f"target P{seat}"
         if self.challenge <= a < self.size:
             return SPECIAL_WORDS[a - self.challenge]
         raise ActionParseError(f"action id {action!r} is outside the action space 0..{self.size - 1}")
@@ -133,8 +140,12 @@ class ActionLayout:
             if not 0 <= target < num_players:
                 raise ActionParseError(f"{text!r}: no seat P{target} in a {num_players}-player game")
             offset = (target - seat) % num_players
+        elif arg.lower() == "self" and self.self_target >= 0:
+            return self.self_target
         else:
             raise ActionParseError(f"{text!r}: a target is written P<seat> or +<offset>")
+        if offset == 0 and self.self_target >= 0:
+            return self.self_target
         if not 1 <= offset <= self.num_targets:
             raise ActionParseError(f"{text!r}: target offset must be 1..{self.num_targets} (not the deciding seat)")
         return self.target0 + offset - 1

@@ -27,6 +27,13 @@ class Effect(IntEnum):
     DRAW_TWO = 3
     WILD = 4
     WILD_DRAW_FOUR = 5
+    # Flex (RULES.md §2.2): a flex action's REGULAR effect is its classic twin's
+    FLEX_SKIP = 6
+    FLEX_REVERSE = 7
+    FLEX_DRAW_TWO = 8
+    WILD_ALL_FLIP = 9
+    WILD_TARGET_DRAW_TWO = 10
+    WILD_ALL_DRAW = 11
 
 
 _EFFECT_NAMES = {e.name.lower(): e for e in Effect}
@@ -43,6 +50,8 @@ class CardKind:
     effect: Effect
     points: int
     count: int         # copies in the deck
+    flex_colour: int = NO_COLOUR  # Flex: the second ("靈變") colour of a flex card
+    flip_icon: bool = False       # Flex: a classic number card carrying the flip icon
 
     @property
     def is_wild(self) -> bool:
@@ -74,6 +83,10 @@ class Deck:
         self.kinds_of_rank = tuple(
             tuple(k.index for k in kinds if self.rank_of[k.index] == r) for r in range(len(ranks)))
         self.wild_kinds = tuple(k.index for k in kinds if k.is_wild)
+        self.flex_colour_of = tuple(k.flex_colour for k in kinds)
+        self.flip_icon_of = tuple(k.flip_icon for k in kinds)
+        self.kinds_of_flex_colour = tuple(
+            tuple(k.index for k in kinds if k.flex_colour == c) for c in range(len(colours)))
         self._aliases = aliases
 
     def parse(self, text: str) -> int:
@@ -126,10 +139,23 @@ def _build_deck(manifest: dict, source: str) -> Deck:
             sep = str(entry.get("sep", ""))
             glyphs = {str(k): str(v) for k, v in (entry.get("glyphs") or {}).items()}
             shown = glyphs.get(colour, label)
-            labels = [label, *glyphs.values(), *(str(a) for a in entry.get("aliases", []))]
-            spellings = [f"{colour}{sep}{lab}" for lab in dict.fromkeys([shown, *labels])]
-            add(CardKind(len(kinds), f"{colour}{sep}{shown}", ci, str(entry["rank"]), effect,
-                         int(entry["points"]), int(entry["count"])), spellings)
+            offset = entry.get("flex_offset")
+            flex = NO_COLOUR if offset is None else (ci + int(offset)) % len(colours)
+            if "notation" in entry:  # a template, e.g. "{colour}{label}~{flex}" for Flex's "Y4~G"
+                fields = {"colour": colour, "label": label, "flex": colours[flex] if flex >= 0 else ""}
+                templates = [str(entry["notation"]), *(str(a) for a in entry.get("alias_notation", []))]
+                try:
+                    spellings = [tpl.format(**fields) for tpl in templates]
+                except (KeyError, IndexError) as exc:
+                    raise RuleError(f"deck manifest {source}: notation template {templates} uses unknown "
+                                    f"field {exc}; allowed: {{colour}}, {{label}}, {{flex}}") from None
+                card_name = spellings[0]
+            else:
+                labels = [label, *glyphs.values(), *(str(a) for a in entry.get("aliases", []))]
+                spellings = [f"{colour}{sep}{lab}" for lab in dict.fromkeys([shown, *labels])]
+                card_name = f"{colour}{sep}{shown}"
+            add(CardKind(len(kinds), card_name, ci, str(entry["rank"]), effect, int(entry["points"]),
+                         int(entry["count"]), flex, bool(entry.get("flip_icon", False))), spellings)
     for entry in wild:
         nm = str(entry["name"])
         add(CardKind(len(kinds), nm, NO_COLOUR, "wild:" + nm, _effect(entry, source),

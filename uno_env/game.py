@@ -18,7 +18,7 @@ import numpy as np
 
 from . import turn
 from .actions import ActionLayout
-from .cards import Effect, load_deck
+from .cards import Effect, load_deck, load_deck_file
 from .errors import ActionParseError, IllegalActionError
 from .rules import RuleSet
 from .state import Phase, State
@@ -40,8 +40,9 @@ class Game:
         self.variant = vdef = get_variant(rules.variant)
         self.num_players = rules.num_players
         self.hand_size = vdef.hand_size
-        self.deck = deck = load_deck(vdef.deck)
-        self.layout = ActionLayout(deck, vdef.max_players, vdef.flex_plays, vdef.targets, vdef.draw_word)
+        self.deck = deck = self._load_deck(vdef, rules)
+        self.layout = ActionLayout(deck, vdef.max_players, vdef.flex_plays, vdef.targets, vdef.draw_word,
+                                   self_target=bool(vdef.extra.get("self_target_action")))
         self.num_actions = self.layout.size
         self._init_tables()
         self._init_options(rules.options)
@@ -55,7 +56,16 @@ class Game:
             Phase.CATCH: self._on_catch,
             Phase.JUMP_IN: self._on_jump_in,
             Phase.MULTI_PLAY: self._on_multi_play,
+            Phase.CHOOSE_TARGET: self._on_target,
         }
+
+    @staticmethod
+    def _load_deck(vdef, rules):
+        if vdef.deck_option is not None:
+            path = rules.options[vdef.deck_option]
+            if path != "proposed":  # a replacement manifest file (RULES.md: the proposals are data)
+                return load_deck_file(path)
+        return load_deck(vdef.deck)
 
     # ----------------------------------------------------------------- construction helpers
 
@@ -113,6 +123,15 @@ class Game:
         self.multi_any_subset = o.get("multi_play_subset") == "any_subset"
         self.madness = o.get("madness", "off") == "on"
         self.madness_free = o.get("madness_colour_rule") == "free"
+        # hooks a variant's ``configure`` may set
+        self.after_effect = None              # (g, s, p, kind) after a card's effect (Flex power updates)
+        self.flex_target_kinds = frozenset()  # kinds whose FLEX play asks for a target
+        self.flexable_counts = False          # held flex cards count for the restricted-wild test
+        self.flex_plays = None                # (g, s, p, kind) -> bool: FLEX mode legal for this card
+        self.flex_kinds = ()                  # kinds that have a FLEX mode
+        self.self_target = False
+        if v.configure is not None:
+            v.configure(self, o)
 
     def __repr__(self) -> str:
         changed = self.rules.changed_options()
@@ -191,7 +210,12 @@ class Game:
         if phase is Phase.CHOOSE_COLOUR:
             return [L.colour0, L.colour0 + 1, L.colour0 + 2, L.colour0 + 3]
         if phase is Phase.PLAY_OR_KEEP_DRAWN:
-            return [s.drawn_kind, L.pass_]
+            return self._drawn_card_plays(s, p, s.drawn_kind) + [L.pass_]
+        if phase is Phase.CHOOSE_TARGET:
+            acts = [L.target0 + off - 1 for off in range(1, s.num_players)]
+            if self.self_target:
+                acts.append(L.self_target)
+            return acts
         if phase is Phase.CHALLENGE_OR_ACCEPT or phase is Phase.STACK_RESPONSE:
             return turn.response_actions(self, s)
         if phase is Phase.UNO_CALL:
@@ -213,12 +237,20 @@ class Game:
         acts = [k for k in self.playable_on[s.discard[-1]][s.colour] if hand[k]]
         if not self.bluffing and acts and turn.holds_colour(self, s, p, s.colour):
             acts = [k for k in acts if k not in self.restricted_kinds]
+        if self.flex_plays is not None:
+            f0 = self.layout.flex0
+            acts += [f0 + k for k in self.flex_kinds if hand[k] and self.flex_plays(self, s, p, k)]
         return acts
 
-    def _drawn_card_playable(self, s: State, p: int, kind: int) -> bool:
-        if kind not in self.playable_on[s.discard[-1]][s.colour]:
-            return False
-        return self.bluffing or kind not in self.restricted_kinds or not turn.holds_colour(self, s, p, s.colour)
+    def _drawn_card_plays(self, s: State, p: int, kind: int) -> list[int]:
+        """Legal ways to play the card just drawn (its regular play, and its FLEX play in Flex)."""
+        acts = []
+        if kind in self.playable_on[s.discard[-1]][s.colour] and (
+                self.bluffing or kind not in self.restricted_kinds or not turn.holds_colour(self, s, p, s.colour)):
+            acts.append(kind)
+        if self.flex_plays is not None and kind in self.flex_kinds and self.flex_plays(self, s, p, kind):
+            acts.append(self.layout.flex0 + kind)
+        return acts
 
     # ----------------------------------------------------------------- stepping
 
@@ -263,6 +295,9 @@ class Game:
         if a == self.layout.draw:
             self._draw_action(s, p, forced=len(legal) == 1)
             return
+        if a >= self.num_kinds:  # a FLEX-mode play
+            turn.play_card(self, s, p, a - self.layout.flex0, flex=True)
+            return
         if self.multi_play and self._starts_multi_play(s, p, a):
             s.ref_colour = s.colour
             s.hands[p][a] -= 1
@@ -294,7 +329,7 @@ class Game:
                 kind = turn.draw_one(self, s, p)
                 if kind < 0:
                     break
-                if self._drawn_card_playable(s, p, kind):
+                if self._drawn_card_plays(s, p, kind):
                     if first:
                         self._offer_drawn(s, kind)
                     else:
@@ -303,7 +338,7 @@ class Game:
                 first = False
         else:
             kind = turn.draw_one(self, s, p)
-            if kind >= 0 and self._drawn_card_playable(s, p, kind):
+            if kind >= 0 and self._drawn_card_plays(s, p, kind):
                 self._offer_drawn(s, kind)
                 return
         s.next_seat = (p + s.direction) % n
@@ -326,8 +361,16 @@ class Game:
             s.next_seat = (p + s.direction) % s.num_players
             s.agenda.append(turn.END_TURN_STEP)
             turn.run(self, s)
+        elif a >= self.num_kinds:
+            turn.play_card(self, s, p, a - self.layout.flex0, flex=True)
         else:
             turn.play_card(self, s, p, a)
+
+    def _on_target(self, s: State, a: int, legal: list[int]) -> None:
+        L = self.layout
+        p = s.current_seat
+        s.target = p if a == L.self_target else (p + a - L.target0 + 1) % s.num_players
+        turn.run(self, s)
 
     def _on_response(self, s: State, a: int, legal: list[int]) -> None:
         t = s.current_seat

@@ -10,7 +10,7 @@ block              size    meaning
 hand               K       own cards, count per kind
 top_card           K       one-hot kind of the discard pile's top card
 colour             4       one-hot current colour
-phase              P       one-hot phase of the decision, for the deciding seat only (zeros otherwise:
+phase              P       one-hot phase of the decision (the common phases, then the variant's own), for the deciding seat only (zeros otherwise:
                            whether a decision exists can depend on the decider's hidden cards)
 deciding           M       offset 0 set when this seat is the one deciding (zeros otherwise)
 turn               M       one-hot relative offset of the seat whose turn it is
@@ -33,7 +33,8 @@ import numpy as np
 
 from .state import Phase, State
 
-PHASES = tuple(Phase)
+#: Phases every variant shares (the phase one-hot starts with these; a variant appends its own).
+PHASES = tuple(Phase)[:tuple(Phase).index(Phase.GAME_OVER) + 1]
 #: Bumped whenever the observation layout changes (exported policies record it).
 OBSERVATION_LAYOUT_VERSION = 1
 
@@ -46,7 +47,8 @@ class ObservationEncoder:
         k = game.num_kinds
         m = game.variant.max_players
         self.max_players = m
-        blocks = [("hand", k), ("top_card", k), ("colour", 4), ("phase", len(PHASES)), ("deciding", m),
+        self.phases = PHASES + tuple(game.variant.phases)
+        blocks = [("hand", k), ("top_card", k), ("colour", 4), ("phase", len(self.phases)), ("deciding", m),
                   ("turn", m), ("direction", 1), ("hand_sizes", m), ("seats", m), ("penalty", 3),
                   ("draw_pile", 1), ("discard", k), ("revealed", k), ("revealed_by", m), ("scores", m)]
         self.extra_blocks = tuple(game.variant.extra.get("observation_blocks", ()))
@@ -59,7 +61,7 @@ class ObservationEncoder:
         self.size = pos
         self.low = -1.0
         self.high = float(max(game.deck.size, 8))
-        self._phase_index = {p: i for i, p in enumerate(PHASES)}
+        self._phase_index = {p: i for i, p in enumerate(self.phases)}
 
     def rows(self) -> list[tuple[str, int, int]]:
         """(block, start, size) rows of the layout."""

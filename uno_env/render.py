@@ -25,10 +25,14 @@ def render_text(game, s: State) -> str:
         pen = pending["penalty"]
         lines.append(f"pending: draw {pen['total']} for P{pen['target']}"
                      + (" (challengeable)" if pen.get("challengeable") else ""))
+    if "target_for" in pending:
+        lines.append(f"pending: P{s.current_seat} chooses the target of {pending['target_for']}")
+    power = spec.get("power")
     for q in range(n):
         mark = ">" if q == s.current_seat else " "
         score = f"  score {s.scores[q]}" if game.match or any(s.scores) else ""
-        lines.append(f"{mark} P{q} {s.hand_size[q]:>3} cards{score}  {' '.join(spec['hands'][q])}")
+        pw = ("  power ✓" if power[q] else "  power ✘") if power is not None else ""
+        lines.append(f"{mark} P{q} {s.hand_size[q]:>3} cards{score}{pw}  {' '.join(spec['hands'][q])}")
     return "\n".join(lines)
 
 

@@ -101,6 +101,8 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     s.direction = _choice(spec, "direction", 1, (1, -1))
     s.dealer = _seat(spec, "dealer", 0, n)
     s.scores = _scores(spec, n)
+    if g.variant.read_spec is not None:
+        g.variant.read_spec(g, s, spec)
     if start:
         if spec.get("direction", 1) != 1:
             raise SpecError("direction: with start: true the starter rules set the direction (play starts clockwise)")
@@ -142,6 +144,8 @@ def to_spec(g, s: State) -> dict:
         "winner": s.winner,
         "pending": _pending(g, s),
     }
+    if g.variant.write_spec is not None:
+        g.variant.write_spec(g, s, spec)
     return spec
 
 
@@ -157,6 +161,8 @@ def _pending(g, s: State) -> dict | None:
         out["multi_play"] = {"rank": g.deck.rank_names[s.multi[0]], "placed": s.multi[1]}
     if s.phase is Phase.JUMP_IN:
         out["jump_in"] = g.deck.name_of[s.jump[0]]
+    if s.phase is Phase.CHOOSE_TARGET:
+        out["target_for"] = g.deck.name_of[s.discard[-1]]
     if s.phase is Phase.CATCH or s.phase is Phase.UNO_CALL:
         out["uno"] = s.waiting[1]
     if s.is_over:

@@ -23,6 +23,8 @@ class Phase(str, Enum):
     JUMP_IN = "JUMP_IN"                          # a holder of an identical card may jump in
     MULTI_PLAY = "MULTI_PLAY"                    # continue placing cards of the same rank, or stop
     GAME_OVER = "GAME_OVER"                      # nobody decides any more
+    # phases of single variants (after the common ones, so the common observation layout is stable)
+    CHOOSE_TARGET = "CHOOSE_TARGET"              # Flex: the opponent a targeted FLEX wild hits
 
     def __str__(self) -> str:
         return self.value
@@ -31,17 +33,18 @@ class Phase(str, Enum):
 class Penalty:
     """A pending draw penalty (Draw Two / WD4, possibly stacked or deflected)."""
 
-    __slots__ = ("total", "target", "last_effect", "challenge")
+    __slots__ = ("total", "target", "last_effect", "challenge", "resume")
 
-    def __init__(self, total: int, target: int, last_effect: int, challenge: tuple | None):
+    def __init__(self, total: int, target: int, last_effect: int, challenge: tuple | None, resume: int = -1):
         self.total = total              # cards the final target draws
         self.target = target            # seat that must respond now
         self.last_effect = last_effect  # effect of the last draw card added (same_value stacking)
         self.challenge = challenge      # (offender, guilty) while the top card is a challengeable wild
+        self.resume = resume            # seat whose turn follows, or -1: the seat after the one who drew
 
     def copy(self) -> "Penalty":
         """Independent copy."""
-        return Penalty(self.total, self.target, self.last_effect, self.challenge)
+        return Penalty(self.total, self.target, self.last_effect, self.challenge, self.resume)
 
     def as_dict(self) -> dict:
         """Plain description for ``to_spec``."""
@@ -60,6 +63,7 @@ class State:
         "drawn_kind", "multi", "jump", "ref_colour", "colour_declarer", "reveals",
         "winner", "is_over", "truncated", "blocked", "scores", "round_points", "round_winner",
         "dealer", "round_index", "steps", "idle_turns", "progress", "rng", "legal",
+        "power", "flex_play", "target",
     )
 
     def __init__(self, num_players: int, num_kinds: int, rng: np.random.Generator):
@@ -98,6 +102,9 @@ class State:
         self.progress = False            # a card was placed or received during this turn
         self.rng = rng
         self.legal: list[int] | None = None  # cached legal actions of the current decision
+        self.power = [True] * n          # Flex power cards: True = ✓ (may flex), False = ✘
+        self.flex_play = False           # Flex: the placement being resolved is in FLEX mode
+        self.target = -1                 # seat chosen by the last CHOOSE_TARGET decision
 
     @property
     def returns(self) -> list[float]:
@@ -126,6 +133,7 @@ class State:
         other.penalty = self.penalty.copy() if self.penalty is not None else None
         other.multi = self.multi[:] if self.multi is not None else None
         other.reveals = self.reveals[:]
+        other.power = self.power[:]
         other.scores = self.scores[:]
         other.round_points = self.round_points[:]
         other.legal = self.legal[:] if self.legal is not None else None

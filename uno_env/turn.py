@@ -16,7 +16,7 @@ from .cards import Effect
 from .state import Penalty, Phase
 
 # Agenda step codes.
-AFTER_PLACE, COLOUR, UNO, CATCH, RESPOND, END_TURN, START_TURN = range(7)
+AFTER_PLACE, COLOUR, UNO, CATCH, RESPOND, END_TURN, START_TURN, TARGET = range(8)
 
 END_TURN_STEP = (END_TURN, 0)
 RESPOND_STEP = (RESPOND,)
@@ -36,9 +36,10 @@ def run(g, s) -> None:
 
 # --------------------------------------------------------------------------- placing cards
 
-def play_card(g, s, p: int, kind: int, response: bool = False) -> None:
-    """Seat ``p`` places one card of ``kind`` from hand and it is resolved."""
+def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = False) -> None:
+    """Seat ``p`` places one card of ``kind`` from hand (``flex``: in Flex's FLEX mode) and it is resolved."""
     s.ref_colour = s.colour
+    s.flex_play = flex
     s.hands[p][kind] -= 1
     s.hand_size[p] -= 1
     s.discard.append(kind)
@@ -48,9 +49,17 @@ def play_card(g, s, p: int, kind: int, response: bool = False) -> None:
 
 def resolve_placement(g, s, p: int, kind: int, count: int, response: bool = False) -> None:
     """Resolve cards already on the discard pile (``count`` of one rank, top = ``kind``)."""
+    targeted = s.flex_play and kind in g.flex_target_kinds
     if g.is_wild[kind]:
         s.agenda.append((AFTER_PLACE, p, kind, count, response))
         s.agenda.append((COLOUR, p))
+        if targeted:
+            s.agenda.append((TARGET, p))  # the target is chosen first, then the colour
+    elif targeted:
+        s.colour = g.colour_of[kind]
+        s.colour_declarer = -1
+        s.agenda.append((AFTER_PLACE, p, kind, count, response))
+        s.agenda.append((TARGET, p))
     else:
         s.colour = g.colour_of[kind]
         s.colour_declarer = -1
@@ -64,6 +73,8 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
     if not response:  # a response placement reuses the END_TURN of the card it answers
         s.agenda.append(END_TURN_STEP)
     g.effects[g.effect_of[kind]](g, s, p, kind, count, final)
+    if g.after_effect is not None:
+        g.after_effect(g, s, p, kind)  # e.g. Flex power-card updates (§2.2), after the card's effect
     if final:
         end_round(g, s, p)
         return
@@ -126,6 +137,10 @@ def holds_colour(g, s, seat: int, colour: int) -> bool:
         for k in g.wild_kinds:
             if hand[k]:
                 return True
+    if g.flexable_counts and s.power[seat]:  # Flex AMB-A10: a flex card it could have played by flex colour
+        for k in g.kinds_of_flex_colour[colour]:
+            if hand[k]:
+                return True
     return False
 
 
@@ -136,12 +151,17 @@ def penalty_draw(g, s, seat: int) -> None:
 
 # --------------------------------------------------------------------------- draw penalties
 
-def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None, final: bool) -> None:
-    """Start or extend a draw penalty aimed at the seat after ``p`` (HR-1 stacks extend it)."""
-    target = (p + s.direction) % s.num_players
+def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None, final: bool,
+                target: int = -1, resume: int = -1) -> None:
+    """Start or extend a draw penalty aimed at ``target`` (default: the seat after ``p``; HR-1 stacks extend it).
+
+    ``resume`` is the seat whose turn follows once it is resolved (default: the seat after the one who drew).
+    """
+    if target < 0:
+        target = (p + s.direction) % s.num_players
     pen = s.penalty
     if pen is None:
-        s.penalty = pen = Penalty(amount, target, effect, challenge)
+        s.penalty = pen = Penalty(amount, target, effect, challenge, resume)
     else:
         pen.total += amount
         pen.target = target
@@ -173,7 +193,7 @@ def absorb(g, s) -> None:
     pen = s.penalty
     s.penalty = None
     g.draw_cards(g, s, pen.target, pen.total)
-    s.next_seat = (pen.target + s.direction) % s.num_players
+    s.next_seat = pen.resume if pen.resume >= 0 else (pen.target + s.direction) % s.num_players
 
 
 def challenge(g, s, challenger: int) -> None:
@@ -188,6 +208,8 @@ def challenge(g, s, challenger: int) -> None:
     else:
         g.draw_cards(g, s, challenger, pen.total + g.challenge_fail_extra)
         s.next_seat = (challenger + s.direction) % s.num_players
+    if pen.resume >= 0:  # a penalty that skips nobody (Flex's targeted draw) resumes where it said
+        s.next_seat = pen.resume
 
 
 def response_actions(g, s) -> list[int]:
@@ -285,6 +307,7 @@ def deal_round(g, s) -> None:
     s.direction = 1
     s.penalty = None
     s.reveals = [None] * n
+    s.power = [True] * n  # Flex: every power card starts green (✓)
     s.idle_turns = 0
     s.progress = False
     s.colour_declarer = -1
@@ -362,6 +385,12 @@ def _end_turn(g, s, step):
     return step
 
 
+def _target(g, s, step):
+    s.phase = Phase.CHOOSE_TARGET
+    s.current_seat = step[1]
+    return step
+
+
 def _start_turn(g, s, step):
     s.turn_seat = s.current_seat = step[1]
     s.phase = Phase.TURN
@@ -369,7 +398,7 @@ def _start_turn(g, s, step):
     return step
 
 
-_STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn)
+_STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn, _target)
 
 
 def effect_number(g, s, p, kind, count, final):

@@ -32,6 +32,11 @@ class VariantDef:
     targets: bool = False                      # the action space has target actions
     flex_plays: bool = False                   # the action space has FLEX-mode play actions
     draw_word: str = "draw"
+    phases: tuple = ()                         # phases beyond the common ones (observation one-hot)
+    configure: Callable | None = None          # (g, options) -> None: variant tables and option flags on the Game
+    deck_option: str | None = None             # rule option naming a replacement deck manifest file
+    read_spec: Callable | None = None          # (g, s, spec) -> None: variant keys of a scenario spec
+    write_spec: Callable | None = None         # (g, s, spec) -> None: variant keys into to_spec's dict
     doc: str = ""
     extra: Mapping = field(default_factory=dict)
 
@@ -53,3 +58,4 @@ def get_variant(name: str) -> VariantDef:
 
 
 from . import classic  # noqa: E402,F401  (registers classic, alphabet, xiangqi)
+from . import flex  # noqa: E402,F401

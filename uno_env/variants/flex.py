@@ -1,0 +1,245 @@
+"""UNO Flex (RULES.md §2.2 with the resolutions of §4.3): flex cards, power cards, targeted wilds.
+
+Every play of a flex card or Flex Wild is REGULAR (``play <card>``) or FLEX (``play <card> flex``,
+its own action ids). FLEX is legal only while the player's power card is green (✓) and the card
+matches by its flex colour (or is one of the three Flex Wilds); it applies the card's flex effect
+and turns the power card red (✘). After every card the power cards are updated in the order of
+§2.2: FLEX play, flip icon, Wild All Flip, then the all-red reset. The targeted FLEX wilds (Target
+Draw 2, Wild Draw Four) ask for their target (CHOOSE_TARGET) before the colour.
+"""
+from __future__ import annotations
+
+from ..cards import Effect
+from ..rules import COMMON_OPTIONS, Option
+from ..errors import SpecError
+from .. import turn
+from . import VariantDef, register
+from ..state import Phase
+
+FLEX_OPTIONS: tuple[Option, ...] = (
+    Option("flex.deck_manifest", "proposed", "deck manifest: 'proposed' (the packaged AMB-A1 manifest) or the "
+           "path of a replacement YAML manifest", type=str),
+    Option("flex.flex_requires_flex_colour_match", True, "a FLEX play of a coloured flex card needs its flex colour "
+           "to be the current colour; false: any otherwise legal flex card may be played FLEX (AMB-A5)", type=bool),
+    Option("flex.wd4_counts_flexable_cards", True, "a held flex card whose flex colour is the reference colour makes "
+           "a REGULAR Wild Draw Four illegal while its player's power is ✓ (AMB-A10)", type=bool),
+    Option("flex.wild_counts_as_match", True, "held wilds make a REGULAR Wild Draw Four illegal (AMB-A9)", type=bool),
+    Option("flex.flex_w4f_restricted", False, "a FLEX Wild Draw Four keeps the restriction and can be challenged by "
+           "its target (AMB-A7)", type=bool),
+    Option("flex.allow_self_target", False, "targeted FLEX wilds may target their own player (AMB-A8)", type=bool),
+)
+
+TARGETED = (Effect.WILD_TARGET_DRAW_TWO, Effect.WILD_DRAW_FOUR)
+FLEX_WILDS = (Effect.WILD_TARGET_DRAW_TWO, Effect.WILD_ALL_DRAW, Effect.WILD_DRAW_FOUR)
+
+
+# --------------------------------------------------------------------------- effects
+
+def _next(s, p: int) -> int:
+    return (p + s.direction) % s.num_players
+
+
+def _others_draw(g, s, p: int, count: int) -> None:
+    """Every other seat draws ``count``, in turn order from the next seat (§2.2, for reproducibility)."""
+    n = s.num_players
+    for i in range(1, n):
+        g.draw_cards(g, s, (p + i * s.direction) % n, count)
+
+
+def effect_flex_skip(g, s, p, kind, count, final):
+    """REGULAR: Skip. FLEX: every other player is skipped, the player takes a fresh turn."""
+    if s.flex_play:
+        s.next_seat = p
+    else:
+        turn.effect_skip(g, s, p, kind, count, final)
+
+
+def effect_flex_reverse(g, s, p, kind, count, final):
+    """REGULAR: Reverse. FLEX: reverse, then skip the next player in the new direction."""
+    if s.flex_play:
+        s.direction = -s.direction
+        s.next_seat = (p + 2 * s.direction) % s.num_players
+    else:
+        turn.effect_reverse(g, s, p, kind, count, final)
+
+
+def effect_flex_draw_two(g, s, p, kind, count, final):
+    """REGULAR: Draw Two. FLEX: every other player draws 1 and nobody is skipped."""
+    if s.flex_play:
+        _others_draw(g, s, p, 1)
+        s.next_seat = _next(s, p)
+    else:
+        turn.effect_draw_two(g, s, p, kind, count, final)
+
+
+def effect_target_draw_two(g, s, p, kind, count, final):
+    """REGULAR: a plain wild. FLEX: the chosen player draws 2; the next player plays."""
+    if s.flex_play:
+        g.draw_cards(g, s, s.target, 2)
+    s.next_seat = _next(s, p)
+
+
+def effect_all_draw(g, s, p, kind, count, final):
+    """REGULAR: a plain wild. FLEX: every other player draws 2; the next player plays."""
+    if s.flex_play:
+        _others_draw(g, s, p, 2)
+    s.next_seat = _next(s, p)
+
+
+def effect_flex_w4f(g, s, p, kind, count, final):
+    """REGULAR: restricted Wild Draw Four (challengeable). FLEX: the chosen player draws 4, nobody skipped."""
+    if not s.flex_play:
+        turn.effect_wild_draw_four(g, s, p, kind, count, final)
+    elif g.flex_w4f_restricted:
+        chal = (p, turn.holds_colour(g, s, p, s.ref_colour)) if g.bluffing and not final else None
+        turn.add_penalty(g, s, p, 4, Effect.WILD_DRAW_FOUR, chal, final, target=s.target, resume=_next(s, p))
+    else:
+        g.draw_cards(g, s, s.target, 4)
+        s.next_seat = _next(s, p)
+
+
+EFFECTS = {
+    Effect.NUMBER: turn.effect_number,
+    Effect.SKIP: turn.effect_skip,
+    Effect.REVERSE: turn.effect_reverse,
+    Effect.DRAW_TWO: turn.effect_draw_two,
+    Effect.FLEX_SKIP: effect_flex_skip,
+    Effect.FLEX_REVERSE: effect_flex_reverse,
+    Effect.FLEX_DRAW_TWO: effect_flex_draw_two,
+    Effect.WILD: turn.effect_wild,
+    Effect.WILD_ALL_FLIP: turn.effect_wild,  # its power toggles are in power_updates
+    Effect.WILD_TARGET_DRAW_TWO: effect_target_draw_two,
+    Effect.WILD_ALL_DRAW: effect_all_draw,
+    Effect.WILD_DRAW_FOUR: effect_flex_w4f,
+}
+
+
+def power_updates(g, s, p: int, kind: int) -> None:
+    """The power-card updates of §2.2, in order, after the card's effect (AMB-A14)."""
+    power = s.power
+    if s.flex_play:
+        power[p] = False
+        s.flex_play = False
+    if g.flip_icon_of[kind]:
+        power[p] = not power[p]
+    if g.effect_of[kind] == Effect.WILD_ALL_FLIP:
+        for q in range(len(power)):
+            power[q] = not power[q]
+    if not any(power):
+        for q in range(len(power)):
+            power[q] = True
+
+
+# --------------------------------------------------------------------------- legality
+
+def flex_play_legal(g, s, p: int, kind: int) -> bool:
+    """Whether seat ``p`` may play ``kind`` (a flex card or Flex Wild) in FLEX mode now."""
+    if not s.power[p]:
+        return False
+    if g.is_wild[kind]:
+        if g.flex_w4f_restricted and not g.bluffing and g.effect_of[kind] == Effect.WILD_DRAW_FOUR:
+            return not turn.holds_colour(g, s, p, s.colour)
+        return True
+    if g.flex_colour_of[kind] == s.colour:
+        return True
+    return not g.flex_requires_match and kind in g.playable_on[s.discard[-1]][s.colour]
+
+
+def configure(g, o) -> None:
+    """Flex's tables and option flags on the Game."""
+    deck = g.deck
+    g.wild_counts_as_match = o["flex.wild_counts_as_match"]
+    g.flexable_counts = o["flex.wd4_counts_flexable_cards"]
+    g.flex_requires_match = o["flex.flex_requires_flex_colour_match"]
+    g.flex_w4f_restricted = o["flex.flex_w4f_restricted"]
+    g.self_target = o["flex.allow_self_target"]
+    g.flex_colour_of = deck.flex_colour_of
+    g.flip_icon_of = deck.flip_icon_of
+    g.kinds_of_flex_colour = deck.kinds_of_flex_colour
+    g.flex_kinds = tuple(k for k in range(deck.num_kinds)
+                         if deck.flex_colour_of[k] >= 0 or deck.effect_of[k] in FLEX_WILDS)
+    g.flex_target_kinds = frozenset(k for k in range(deck.num_kinds) if deck.effect_of[k] in TARGETED)
+    g.flex_plays = flex_play_legal
+    g.after_effect = power_updates
+
+
+# --------------------------------------------------------------------------- round start
+
+def start_round(g, s) -> None:
+    """Turn starters until a number card is on top; the ignored cards stay beneath it (AMB-A13)."""
+    pile = s.draw_pile
+    while True:
+        kind = pile.pop()
+        s.discard.append(kind)
+        if g.effect_of[kind] == Effect.NUMBER or not pile:
+            break
+    s.direction = 1
+    first = (s.dealer + 1) % s.num_players
+    s.agenda.append(turn.start_turn_step(first))
+    if g.is_wild[kind]:  # only if the whole pile held no number card
+        s.agenda.append((turn.COLOUR, first))
+    else:
+        s.colour = g.colour_of[kind]
+
+
+def can_respond_with(g, s, pen, kind: int) -> bool:
+    """Flex has no stacking or deflection."""
+    return False
+
+
+# --------------------------------------------------------------------------- observation and specs
+
+class PowerBlock:
+    """Observation block: every seat's power card (1 = ✓), by relative seat."""
+
+    name = "power"
+
+    @staticmethod
+    def size(game) -> int:
+        """One entry per relative seat."""
+        return game.variant.max_players
+
+    @staticmethod
+    def fill(g, s, seat: int, out) -> None:
+        """Write the power states relative to ``seat``."""
+        n = s.num_players
+        power = s.power
+        for r in range(n):
+            out[r] = 1.0 if power[(seat + r) % n] else 0.0
+
+
+_POWER_WORDS = {"✓": True, "✘": False, "on": True, "off": False, "green": True, "red": False}
+
+
+def read_spec(g, s, spec) -> None:
+    """The ``power`` key: one entry per seat, true/✓ (default) or false/✘."""
+    value = spec.get("power")
+    if value is None:
+        return
+    n = s.num_players
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise SpecError(f"power = {value!r} must be a list of {n} entries (true/✓ or false/✘ per seat)")
+    power = []
+    for seat, v in enumerate(value):
+        if isinstance(v, str) and v.strip().lower() in _POWER_WORDS:
+            v = _POWER_WORDS[v.strip().lower()]
+        if not isinstance(v, bool):
+            raise SpecError(f"power[{seat}] = {v!r} must be true/✓ or false/✘")
+        power.append(v)
+    if not any(power):
+        raise SpecError("power: every seat is ✘, which the all-✘ reset never leaves standing; set at least one true")
+    s.power = power
+
+
+def write_spec(g, s, spec) -> None:
+    """Add the power states to a spec."""
+    spec["power"] = list(s.power)
+
+
+register(VariantDef(
+    name="flex", min_players=2, max_players=8, hand_size=7, deck="flex", options=COMMON_OPTIONS + FLEX_OPTIONS,
+    effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with, response_effects=(),
+    wild_counts_as_match=True, targets=True, flex_plays=True, phases=(Phase.CHOOSE_TARGET,),
+    configure=configure, deck_option="flex.deck_manifest", read_spec=read_spec, write_spec=write_spec,
+    doc="UNO Flex, 104 cards + 8 power cards (RULES.md §2.2)",
+    extra={"observation_blocks": (PowerBlock,), "self_target_action": True}))
