@@ -49,6 +49,45 @@ def test_rule_based_agents_answer_every_decision(variant, players, options):
     assert "TURN" in phases and "CHOOSE_COLOUR" in phases
 
 
+@pytest.mark.parametrize("players, options", [
+    (2, {}), (4, {"uno_call": "explicit"}), (8, {"flex.allow_self_target": True, "flex.flex_w4f_restricted": True}),
+])
+def test_rule_based_agents_answer_every_flex_decision(players, options):
+    game = Game("flex", num_players=players, **options)
+    enc = ObservationEncoder(game)
+    phases, flex_plays = set(), 0
+    for i in range(25):
+        policies = [agents.load("heuristic" if q % 2 else "greedy", game, seed=i) for q in range(players)]
+        s = game.new_state(i)
+        while not s.is_over:
+            phases.add(s.phase.value)
+            q = s.current_seat
+            a = policies[q].act(enc.encode(s, q), game.legal_action_mask(s))
+            flex_plays += game.action_to_string(a).endswith(" flex")
+            game.step(s, a)  # raises if illegal
+    assert {"TURN", "CHOOSE_COLOUR", "CHOOSE_TARGET"} <= phases and flex_plays > 0
+
+
+def test_flex_heuristic_spends_power_only_where_flex_helps():
+    game = Game("flex", num_players=2)
+    bot = agents.load("heuristic", game, seed=0)
+    enc = ObservationEncoder(game)
+    # two players: a FLEX Flex Skip equals a Skip but costs the power card
+    s = game.state_from_spec({"discard": ["G2"], "hands": [["FS:G~B", "R1"], 5]})
+    a = bot.act(enc.encode(s, 0), game.legal_action_mask(s))
+    assert game.action_to_string(a) == "play FS:G~B"
+    # a FLEX Target Draw 2 hits the opponent; the target is the opponent with the fewest cards
+    game4 = Game("flex", num_players=4)
+    bot4 = agents.load("heuristic", game4, seed=0)
+    enc4 = ObservationEncoder(game4)
+    s = game4.state_from_spec({"discard": ["B2"], "hands": [["WT2", "R5", "R6"], 6, 2, 6]})
+    a = bot4.act(enc4.encode(s, 0), game4.legal_action_mask(s))
+    assert game4.action_to_string(a) == "play WT2 flex"
+    game4.step(s, a)
+    a = bot4.act(enc4.encode(s, 0), game4.legal_action_mask(s))
+    assert game4.action_to_string(a, s) == "target P2"
+
+
 def test_heuristic_beats_random_and_greedy():
     game = Game("classic", num_players=2)
     vs_random = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),
@@ -57,6 +96,16 @@ def test_heuristic_beats_random_and_greedy():
     vs_greedy = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),
                              lambda i: agents.load("greedy", game, seed=i), games=300)
     assert vs_greedy["win_rate"] > 0.5, vs_greedy
+
+
+def test_flex_heuristic_beats_random_and_greedy():
+    game = Game("flex", num_players=2)
+    vs_random = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),
+                             lambda i: agents.load("random", seed=i), games=300)
+    assert vs_random["win_rate"] >= 0.8, vs_random
+    vs_greedy = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),
+                             lambda i: agents.load("greedy", game, seed=i), games=300)
+    assert vs_greedy["win_rate"] > 0.55, vs_greedy
 
 
 def test_wilson_interval():

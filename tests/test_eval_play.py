@@ -145,3 +145,9 @@ def test_play_sub_decisions_are_asked():
     # explicit UNO calls and a colour choice come up in a longer game
     _, text = _session("2\n1\n" * 600, players=2, options={"uno_call": "explicit"}, seed=11)
     assert "your decision (CHOOSE_COLOUR)" in text or "your decision (UNO_CALL)" in text
+
+
+def test_play_flex_shows_power_cards_and_offers_flex_plays():
+    _, text = _session("1\n" * 600, players=3, opponents=["heuristic"], variant="flex", seed=2)
+    assert "power cards: you ✓" in text
+    assert " flex" in text  # a FLEX-mode play was offered or narrated

@@ -56,6 +56,9 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     lines = [f"top {term.card(spec['discard'][-1])}   colour {colour}   direction {direction}   "
              f"draw pile {len(state.draw_pile)}",
              "opponents: " + ", ".join(f"P{q} {state.hand_size[q]} cards" for q in range(n) if q != seat)]
+    if "power" in spec:  # Flex: every power card is public
+        lines.append("power cards: " + ", ".join(
+            f"{'you' if q == seat else f'P{q}'} {'✓' if spec['power'][q] else '✘'}" for q in range(n)))
     pen = (spec["pending"] or {}).get("penalty")
     if pen:
         who = "you" if pen["target"] == seat else f"P{pen['target']}"

@@ -134,7 +134,7 @@ def to_spec(g, s: State) -> dict:
         "current": s.current_seat,
         "direction": s.direction,
         "discard": [names[k] for k in s.discard],
-        "colour": None if s.phase is Phase.CHOOSE_COLOUR and g.is_wild[s.discard[-1]]
+        "colour": None if s.phase in (Phase.CHOOSE_COLOUR, Phase.CHOOSE_TARGET) and g.is_wild[s.discard[-1]]
         else g.deck.colours[s.colour],
         "draw_pile": [names[k] for k in reversed(s.draw_pile)],
         "hands": [g.hand_cards(s, q) for q in range(s.num_players)],
