@@ -101,6 +101,21 @@ def test_observation_hides_hidden_information():
     assert not np.array_equal(enc.encode(a, 0), enc.encode(d, 0))
 
 
+def test_flex_observation_shows_power_cards_but_no_hidden_cards():
+    game = uno_env.Game("flex", num_players=3)
+    enc = ObservationEncoder(game)
+    base = {"discard": ["G5"], "hands": [["R3↻", "B7~R"], ["Y1~G", "WT2", "G8"], ["B1↻", "B2~Y"]],
+            "draw_pile": ["G1↻", "W4F", "R4~Y"], "power": [True, False, True]}
+    other = {**base, "hands": [["R3↻", "B7~R"], ["W4F", "FS:R~Y", "B+2"], ["Y5", "G6"]], "draw_pile": ["WAF"]}
+    a, b = game.state_from_spec(base), game.state_from_spec(other)
+    assert np.array_equal(enc.encode(a, 0), enc.encode(b, 0))
+    power = enc.offsets["power"]
+    assert enc.encode(a, 0)[power][:3].tolist() == [1.0, 0.0, 1.0]  # relative: me, P1, P2
+    assert enc.encode(a, 1)[power][:3].tolist() == [0.0, 1.0, 1.0]  # P1's view: itself first
+    c = game.state_from_spec({**base, "power": [True, True, True]})
+    assert not np.array_equal(enc.encode(a, 0), enc.encode(c, 0))
+
+
 def test_challenge_reveal_goes_to_the_challenger_only():
     game = uno_env.Game("classic", num_players=3)
     enc = ObservationEncoder(game)

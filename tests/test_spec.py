@@ -24,6 +24,27 @@ def test_to_spec_round_trips_a_turn_state():
         assert game.legal_actions(again) == game.legal_actions(state)
 
 
+def test_flex_to_spec_round_trips_power_and_cards():
+    game = Game("flex", num_players=4)
+    rng = np.random.default_rng(2)
+    checked = 0
+    for seed in range(30):
+        state = game.new_state(seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if state.is_over:
+                break
+            legal = game.legal_actions(state)
+            game.step(state, legal[int(rng.integers(len(legal)))])
+        if state.phase != "TURN":
+            continue
+        spec = game.to_spec(state)
+        assert spec["power"] == state.power
+        again = game.state_from_spec(spec)
+        assert game.to_spec(again) == spec and game.legal_actions(again) == game.legal_actions(state)
+        checked += 1
+    assert checked >= 10
+
+
 def test_unplaced_cards_fill_counts_then_go_under_the_draw_pile():
     game = Game("classic", num_players=3)
     state = game.state_from_spec({"discard": ["R7"], "draw_pile": ["G1", "Y2"], "hands": [["R3"], 4, 5]})
