@@ -235,8 +235,9 @@ class Game:
     def _turn_plays(self, s: State, p: int) -> list[int]:
         hand = s.hands[p]
         acts = [k for k in self.playable_on[s.discard[-1]][s.colour] if hand[k]]
-        if not self.bluffing and acts and turn.holds_colour(self, s, p, s.colour):
-            acts = [k for k in acts if k not in self.restricted_kinds]
+        if not self.bluffing:
+            acts = [k for k in acts if k not in self.restricted_kinds
+                    or not turn.holds_colour(self, s, p, s.colour, playing=k)]
         if self.flex_plays is not None:
             f0 = self.layout.flex0
             acts += [f0 + k for k in self.flex_kinds if hand[k] and self.flex_plays(self, s, p, k)]
@@ -246,7 +247,8 @@ class Game:
         """Legal ways to play the card just drawn (its regular play, and its FLEX play in Flex)."""
         acts = []
         if kind in self.playable_on[s.discard[-1]][s.colour] and (
-                self.bluffing or kind not in self.restricted_kinds or not turn.holds_colour(self, s, p, s.colour)):
+                self.bluffing or kind not in self.restricted_kinds
+                or not turn.holds_colour(self, s, p, s.colour, playing=kind)):
             acts.append(kind)
         if self.flex_plays is not None and kind in self.flex_kinds and self.flex_plays(self, s, p, kind):
             acts.append(self.layout.flex0 + kind)

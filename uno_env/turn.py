@@ -127,15 +127,18 @@ def reshuffle(g, s) -> bool:
     return True
 
 
-def holds_colour(g, s, seat: int, colour: int) -> bool:
-    """Whether ``seat`` holds a card matching ``colour`` for the restricted-wild test (CORE-16)."""
+def holds_colour(g, s, seat: int, colour: int, playing: int = -1) -> bool:
+    """Whether ``seat`` holds a card matching ``colour`` for the restricted-wild test (CORE-16).
+
+    ``playing``: the kind about to be played, still in the hand; that one copy does not count.
+    """
     hand = s.hands[seat]
     for k in g.kinds_of_colour[colour]:
         if hand[k]:
             return True
     if g.wild_counts_as_match:
         for k in g.wild_kinds:
-            if hand[k]:
+            if hand[k] > (k == playing):
                 return True
     if g.flexable_counts and s.power[seat]:  # Flex AMB-A10: a flex card it could have played by flex colour
         for k in g.kinds_of_flex_colour[colour]:

@@ -69,7 +69,7 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
             return False
         if g.stacking == "same_value" and pen.last_effect != Effect.WILD_DRAW_FOUR:
             return False
-        return g.bluffing or not turn.holds_colour(g, s, pen.target, s.colour)
+        return g.bluffing or not turn.holds_colour(g, s, pen.target, s.colour, playing=kind)
     # Skip / Reverse: deflection
     if not g.madness:
         return False

@@ -138,7 +138,7 @@ def flex_play_legal(g, s, p: int, kind: int) -> bool:
         return False
     if g.is_wild[kind]:
         if g.flex_w4f_restricted and not g.bluffing and g.effect_of[kind] == Effect.WILD_DRAW_FOUR:
-            return not turn.holds_colour(g, s, p, s.colour)
+            return not turn.holds_colour(g, s, p, s.colour, playing=kind)
         return True
     if g.flex_colour_of[kind] == s.colour:
         return True
