@@ -607,3 +607,16 @@ def test_flex_options_via_constructor_and_rejected_for_other_variants():
     assert game.to_spec(game.new_state(seed=1))["options"]["flex.allow_self_target"] is True
     with pytest.raises(RuleError):
         Game("classic", num_players=3, **{"flex.allow_self_target": True})
+
+
+def test_self_targeted_last_card_still_wins_without_drawing():
+    """CORE-23/24 with flex.allow_self_target: a last FLEX W4F aimed at its own player resolves no draw on it."""
+    spec = {"variant": "flex", "players": 3, "discard": ["G5"], "hands": [["W4F"], ["B8", "B7"], ["Y6", "Y5"]],
+            "options": {"flex.allow_self_target": True}}
+    g = Game.from_spec(spec)
+    s = g.state_from_spec(spec)
+    g.step(s, "play W4F flex")
+    assert "target P0" in g.legal_action_strings(s)
+    g.step(s, "target P0")
+    g.step(s, "colour R")
+    assert s.is_over and s.winner == 0 and s.hand_size == [0, 2, 2]

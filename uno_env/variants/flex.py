@@ -74,7 +74,7 @@ def effect_flex_draw_two(g, s, p, kind, count, final):
 
 def effect_target_draw_two(g, s, p, kind, count, final):
     """REGULAR: a plain wild. FLEX: the chosen player draws 2; the next player plays."""
-    if s.flex_play:
+    if s.flex_play and not (final and s.target == p):  # a last card resolves draws on others only (CORE-24)
         g.draw_cards(g, s, s.target, 2)
     s.next_seat = _next(s, p)
 
@@ -90,11 +90,12 @@ def effect_flex_w4f(g, s, p, kind, count, final):
     """REGULAR: restricted Wild Draw Four (challengeable). FLEX: the chosen player draws 4, nobody skipped."""
     if not s.flex_play:
         turn.effect_wild_draw_four(g, s, p, kind, count, final)
-    elif g.flex_w4f_restricted:
+    elif g.flex_w4f_restricted and not (final and s.target == p):
         chal = (p, turn.holds_colour(g, s, p, s.ref_colour)) if g.bluffing and not final else None
         turn.add_penalty(g, s, p, 4, Effect.WILD_DRAW_FOUR, chal, final, target=s.target, resume=_next(s, p))
     else:
-        g.draw_cards(g, s, s.target, 4)
+        if not (final and s.target == p):  # a last card resolves draws on others only (CORE-24)
+            g.draw_cards(g, s, s.target, 4)
         s.next_seat = _next(s, p)
 
 
