@@ -620,3 +620,47 @@ def test_self_targeted_last_card_still_wins_without_drawing():
     g.step(s, "target P0")
     g.step(s, "colour R")
     assert s.is_over and s.winner == 0 and s.hand_size == [0, 2, 2]
+
+
+def test_bad_deck_manifest_option_is_a_rule_error(tmp_path):
+    """flex.deck_manifest: a missing or unreadable file fails at construction naming the key."""
+    from uno_env.errors import RuleError
+    with pytest.raises(RuleError, match="flex.deck_manifest"):
+        Game("flex", num_players=3, **{"flex.deck_manifest": str(tmp_path / "missing.yaml")})
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(RuleError, match="flex.deck_manifest"):
+        Game("flex", num_players=3, **{"flex.deck_manifest": str(bad)})
+
+
+def test_replacement_deck_manifest_is_used(tmp_path):
+    """The proposed manifest is data: a replacement file changes the deck without code changes."""
+    import yaml
+    from importlib import resources
+    manifest = yaml.safe_load((resources.files("uno_env") / "decks" / "flex.yaml").read_text(encoding="utf-8"))
+    for entry in manifest["coloured"]:
+        entry["count"] = 2
+    path = tmp_path / "flex-double.yaml"
+    path.write_text(yaml.safe_dump(manifest, allow_unicode=True), encoding="utf-8")
+    game = Game("flex", num_players=4, **{"flex.deck_manifest": str(path)})
+    assert game.deck.size == 2 * 88 + 16
+    state = game.new_state(0)
+    assert sum(state.hand_size) == 28 and len(state.draw_pile) + len(state.discard) == game.deck.size - 28
+
+
+def test_restricted_flex_w4f_self_target_is_not_challengeable_and_loser_loses_turn():
+    """flex.flex_w4f_restricted: a self-aimed draw is just taken; a challenger who loses also loses its turn."""
+    opts = {"flex.flex_w4f_restricted": True, "flex.allow_self_target": True}
+    spec = {"variant": "flex", "players": 3, "discard": ["G5"], "hands": [["W4F", "R1"], ["B8"], ["Y6"]],
+            "options": opts}
+    g = Game.from_spec(spec)
+    s = g.state_from_spec(spec)
+    for a in ("play W4F flex", "target P0", "colour R"):
+        g.step(s, a)
+    assert s.phase == "TURN" and s.current_seat == 1 and s.hand_size[0] == 5
+    s = g.state_from_spec(spec)
+    for a in ("play W4F flex", "target P1", "colour R"):
+        g.step(s, a)
+    assert s.phase == "CHALLENGE_OR_ACCEPT" and s.current_seat == 1
+    g.step(s, "challenge")  # innocent: P0 held no green card
+    assert s.hand_size[1] == 7 and s.current_seat == 2

@@ -19,7 +19,7 @@ import numpy as np
 from . import turn
 from .actions import ActionLayout
 from .cards import Effect, load_deck, load_deck_file
-from .errors import ActionParseError, IllegalActionError
+from .errors import ActionParseError, IllegalActionError, RuleError
 from .rules import RuleSet
 from .state import Phase, State
 from .variants import get_variant
@@ -64,7 +64,14 @@ class Game:
         if vdef.deck_option is not None:
             path = rules.options[vdef.deck_option]
             if path != "proposed":  # a replacement manifest file (RULES.md: the proposals are data)
-                return load_deck_file(path)
+                import yaml
+
+                try:
+                    return load_deck_file(path)
+                except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
+                    raise RuleError(f"rule option {vdef.deck_option!r} = {path!r}: cannot read a deck manifest "
+                                    f"there ({type(exc).__name__}: {exc}); allowed: 'proposed' or the path of a "
+                                    f"YAML manifest like uno_env/decks/{vdef.deck}.yaml") from None
         return load_deck(vdef.deck)
 
     # ----------------------------------------------------------------- construction helpers

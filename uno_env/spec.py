@@ -163,6 +163,10 @@ def _pending(g, s: State) -> dict | None:
         out["jump_in"] = g.deck.name_of[s.jump[0]]
     if s.phase is Phase.CHOOSE_TARGET:
         out["target_for"] = g.deck.name_of[s.discard[-1]]
+    if s.flex_play:  # a FLEX play still resolving (its target / colour being chosen)
+        out["flex_play"] = True
+        if s.phase is Phase.CHOOSE_COLOUR and s.discard[-1] in g.flex_target_kinds:
+            out["target"] = s.target
     if s.phase is Phase.CATCH or s.phase is Phase.UNO_CALL:
         out["uno"] = s.waiting[1]
     if s.is_over:

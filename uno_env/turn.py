@@ -211,8 +211,11 @@ def challenge(g, s, challenger: int) -> None:
     else:
         g.draw_cards(g, s, challenger, pen.total + g.challenge_fail_extra)
         s.next_seat = (challenger + s.direction) % s.num_players
-    if pen.resume >= 0:  # a penalty that skips nobody (Flex's targeted draw) resumes where it said
+    if pen.resume >= 0:  # a penalty that skips nobody (Flex's targeted draw) resumes where it said,
+        # except that a challenger who loses also loses its turn (CORE-18)
         s.next_seat = pen.resume
+        if not guilty and pen.resume == challenger:
+            s.next_seat = (challenger + s.direction) % s.num_players
 
 
 def response_actions(g, s) -> list[int]:

@@ -91,7 +91,8 @@ def effect_flex_w4f(g, s, p, kind, count, final):
     if not s.flex_play:
         turn.effect_wild_draw_four(g, s, p, kind, count, final)
     elif g.flex_w4f_restricted and not (final and s.target == p):
-        chal = (p, turn.holds_colour(g, s, p, s.ref_colour)) if g.bluffing and not final else None
+        # nobody challenges a draw aimed at themselves
+        chal = (p, turn.holds_colour(g, s, p, s.ref_colour)) if g.bluffing and s.target != p else None
         turn.add_penalty(g, s, p, 4, Effect.WILD_DRAW_FOUR, chal, final, target=s.target, resume=_next(s, p))
     else:
         if not (final and s.target == p):  # a last card resolves draws on others only (CORE-24)
