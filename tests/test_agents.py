@@ -229,3 +229,16 @@ def test_shipped_pretrained_agent_loads_and_plays():
     assert result["win_rate"] >= 0.65, result
     with pytest.raises(PolicyFileError, match="variant"):
         agents.load("pretrained:classic-2p", Game("xiangqi", num_players=2))
+
+
+def test_shipped_flex_agent_loads_and_beats_random():
+    game = Game("flex", num_players=2)
+    assert "flex-2p" in agents.pretrained_names()
+    bot = agents.load("pretrained:flex-2p", game)
+    meta = bot.policy.metadata
+    assert meta["variant"] == "flex" and meta["training_steps"] > 1_000_000
+    assert meta["config"]["run_name"] == "flex-2p"
+    result = head_to_head(game, lambda i: bot, lambda i: agents.load("random", seed=i), games=200)
+    assert result["win_rate"] >= 0.8, result
+    with pytest.raises(PolicyFileError, match="variant"):
+        agents.load("pretrained:flex-2p", Game("classic", num_players=2))
