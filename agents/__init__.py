@@ -15,7 +15,7 @@ from uno_env import Game
 import os
 
 from .base import Agent, RandomAgent
-from .policy_file import PolicyAgent, PolicyFileError, load_policy
+from .policy_file import PolicyAgent, PolicyFileError, _strip, load_policy
 from .rule_based import GreedyAgent, HeuristicAgent
 
 BUILTIN = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
@@ -35,10 +35,8 @@ def pretrained_names() -> list[str]:
 
 def load(spec: str, game: Game | None = None, seed: int | None = None, strict_rules: bool = True) -> Agent:
     """An agent from a spec string; all but ``random`` need the ``game`` whose observations they read."""
-    allowed = f"{', '.join(BUILTIN)}, pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
-              "or a path to an exported policy"
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"agent spec must be a non-empty string; allowed: {allowed}")
+        raise ValueError(f"agent spec must be a non-empty string; allowed: {_allowed()}")
     if spec == "random":
         return RandomAgent(seed)
     if game is None:
@@ -50,9 +48,12 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         if name not in pretrained_names():
             raise ValueError(f"no pretrained policy {name!r}; shipped: {', '.join(pretrained_names()) or 'none'}")
         return load_policy(os.path.join(PRETRAINED_DIR, name), game, strict_rules=strict_rules, seed=seed)
-    base = spec[:-4] if spec.endswith((".npz", ".json")) else spec
-    if spec.endswith(".json"):
-        base = spec[:-5]
+    base = _strip(spec)
     if os.path.exists(base + ".json") or os.path.exists(base + ".npz"):
         return load_policy(base, game, strict_rules=strict_rules, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}; allowed: {allowed}")
+    raise ValueError(f"unknown agent spec {spec!r}; allowed: {_allowed()}")
+
+
+def _allowed() -> str:
+    return f"{', '.join(BUILTIN)}, pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
+           "or a path to an exported policy"

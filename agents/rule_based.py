@@ -130,6 +130,9 @@ class HeuristicAgent(_RuleBased):
         threat = v.next_opponent_size(obs) <= 2
         n_hand = int(hand.sum())
         power = v.power(obs)
+        if len(power):  # Flex: what the power-card terms need, read once per decision
+            n = v.num_players(obs)
+            near_out = threat or min(v.hand_sizes(obs)[1:n]) <= 2
         best, best_score = plays[0], -np.inf
         for a in plays:
             k = v.kind_of(a)
@@ -149,7 +152,7 @@ class HeuristicAgent(_RuleBased):
                     if effect in DRAW_EFFECTS:
                         score += 3.0
             if len(power):
-                score += self._flex_value(obs, a, k, effect, power, threat)
+                score += self._flex_value(a, k, effect, power, n, near_out)
             if n_hand <= 2 and v.is_wild[k]:
                 score += 40.0                             # going out: spend the wild
             score += self.rng.random() * 0.01
@@ -157,10 +160,9 @@ class HeuristicAgent(_RuleBased):
                 best, best_score = a, score
         return best
 
-    def _flex_value(self, obs, a, k, effect, power, threat) -> float:
+    def _flex_value(self, a, k, effect, power, n, near_out) -> float:
         """Flex: what spending (or regaining) the power card is worth for this play."""
         v = self.view
-        n = v.num_players(obs)
         others_green = power[1:n].sum()
         value = 0.0
         if v.flip_icon[k]:
@@ -173,7 +175,7 @@ class HeuristicAgent(_RuleBased):
         if effect == P.WILD_ALL_DRAW:
             value += 14.0 + 4.0 * (n - 2)
         elif effect in (P.WILD_TARGET_DRAW_TWO, P.WILD_DRAW_FOUR):
-            value += 14.0 + (8.0 if threat or min(v.hand_sizes(obs)[1:n]) <= 2 else 0.0)
+            value += 14.0 + (8.0 if near_out else 0.0)
         elif effect == P.FLEX_DRAW_TWO:
             value += -8.0 if n == 2 else 2.0 * (n - 1) - 2.0
         elif effect in (P.FLEX_SKIP, P.FLEX_REVERSE):

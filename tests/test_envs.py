@@ -85,6 +85,13 @@ def test_render_modes():
     assert "xiangqi UNO, 3 players" in text and "P0" in text and "draw pile" in text
 
 
+def test_render_human_prints_the_table(capsys):
+    env = uno_env.raw_env(variant="xiangqi", num_players=3, render_mode="human")
+    env.reset(seed=2)
+    assert env.render() is None
+    assert "xiangqi UNO, 3 players" in capsys.readouterr().out
+
+
 def test_observation_hides_hidden_information():
     game = uno_env.Game("classic", num_players=3, uno_call="explicit")
     enc = ObservationEncoder(game)
@@ -92,8 +99,7 @@ def test_observation_hides_hidden_information():
             "draw_pile": ["G1", "Y9", "R4"]}
     other = {**base, "hands": [["R3", "B9"], ["W4", "RS", "B+2"], ["Y5", "G6"]], "draw_pile": ["W", "B5", "Y3"]}
     a, b = game.state_from_spec(base), game.state_from_spec(other)
-    for seat_obs in (0,):
-        assert np.array_equal(enc.encode(a, seat_obs), enc.encode(b, seat_obs))
+    assert np.array_equal(enc.encode(a, 0), enc.encode(b, 0))  # only the other seats' hidden cards differ
     # what P0 may see does change it: its own hand, and a public count
     c = game.state_from_spec({**base, "hands": [["R3", "B8"], ["Y1", "Y2", "G8"], ["B1", "B2"]]})
     assert not np.array_equal(enc.encode(a, 0), enc.encode(c, 0))
@@ -194,7 +200,7 @@ def test_non_deciding_observer_does_not_see_the_decision():
     env.agent_selection = "player_0"
     env.step(env.game.action_from_string("play G7"))
     assert env.state.phase == "JUMP_IN" and env.agent_selection == "player_2"
-    enc = env.unwrapped.encoder if hasattr(env, "unwrapped") else env.encoder
+    enc = env.encoder
     phase, deciding = enc.offsets["phase"], enc.offsets["deciding"]
     for agent in ("player_0", "player_1"):
         obs = env.observe(agent)["observation"]

@@ -58,6 +58,8 @@ def test_changing_the_returned_legal_actions_does_not_change_the_game():
     game.legal_actions(s).remove(game.action_from_string("play R1"))
     game.step(s, "draw")  # voluntary: draws exactly one card, no forced play
     assert game.hand_cards(s, 0) == ["R1", "G2", "B1"] and s.current_seat == 1
+    spec = game.to_spec(s)
+    assert spec["discard"] == ["R7"] and spec["draw_pile"][0] == "R5"  # R5 neither drawn nor played
 
 
 def test_colour_is_null_while_a_wild_waits_for_its_declaration():

@@ -12,7 +12,7 @@ def test_to_spec_round_trips_a_turn_state(variant, options):
     """Random TURN states written by to_spec read back to the same spec and legal actions (Flex: power too)."""
     game = Game(variant, num_players=4, **options)
     rng = np.random.default_rng(1)
-    checked = 0
+    checked = power_off = 0
     for seed in range(30):
         state = game.new_state(seed)
         for _ in range(int(rng.integers(0, 60))):
@@ -23,13 +23,13 @@ def test_to_spec_round_trips_a_turn_state(variant, options):
         if state.phase != "TURN":
             continue
         spec = game.to_spec(state)
-        if variant == "flex":
-            assert spec["power"] == state.power
+        power_off += variant == "flex" and not all(spec["power"])
         again = game.state_from_spec(spec)
         assert game.to_spec(again) == spec
         assert game.legal_actions(again) == game.legal_actions(state)
         checked += 1
     assert checked >= 10
+    assert variant != "flex" or power_off >= 3  # the round trips include red power cards
 
 
 def test_unplaced_cards_fill_counts_then_go_under_the_draw_pile():

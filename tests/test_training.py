@@ -11,6 +11,7 @@ import agents
 from train.config import ConfigError, TrainConfig
 from train.ppo import format_table, train
 from uno_env import Game
+from uno_env.observation import ObservationEncoder
 
 
 def _tiny(tmp_path, **kw) -> TrainConfig:
@@ -48,11 +49,10 @@ def test_short_self_play_run_writes_every_output_and_resumes(tmp_path):
 def test_flex_self_play_smoke_run(tmp_path):
     summary = train(_tiny(tmp_path, variant="flex", num_players=3, run_name="flex-smoke"), progress=False)
     assert summary["timesteps"] >= 512
-    agent = agents.load(str(tmp_path / "flex-smoke" / "policy"), Game("flex", num_players=3))
-    assert agent.policy.metadata["variant"] == "flex"
     game = Game("flex", num_players=3)
+    agent = agents.load(str(tmp_path / "flex-smoke" / "policy"), game)
+    assert agent.policy.metadata["variant"] == "flex"
     s = game.new_state(0)
-    from uno_env.observation import ObservationEncoder
     enc = ObservationEncoder(game)
     while not s.is_over:  # the exported policy plays every Flex decision legally
         game.step(s, agent.act(enc.encode(s, s.current_seat), game.legal_action_mask(s)))

@@ -37,24 +37,34 @@ class UniformPicker:
         return int(u * n)
 
 
+def _timed(name: str, seconds: float, play_game) -> dict:
+    """Call ``play_game(index) -> decisions`` for ``seconds``: games, decisions, decisions/s."""
+    games = decisions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        decisions += play_game(games)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"name": name, "games": games, "decisions": decisions, "seconds": elapsed, "rate": decisions / elapsed}
+
+
 def bench_engine(variant: str, players: int, seconds: float, seed: int = 0, **options) -> dict:
     """Random legal games through the facade for ``seconds``: games, decisions, decisions/s."""
     game = Game(variant, num_players=players, **options)
     picker = UniformPicker(seed)
     legal_actions, step = game.legal_actions, game.step
-    games = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        state = game.new_state(seed + games)
+
+    def play_game(i: int) -> int:
+        state = game.new_state(seed + i)
+        decisions = 0
         while not state.is_over:
             legal = legal_actions(state)
             step(state, legal[picker.pick(len(legal))])
             decisions += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return {"name": f"uno_env {variant} {players}p", "games": games, "decisions": decisions,
-            "seconds": elapsed, "rate": decisions / elapsed}
+        return decisions
+
+    return _timed(f"uno_env {variant} {players}p", seconds, play_game)
 
 
 def bench_rlcard(players: int, seconds: float, seed: int = 0) -> dict | None:
@@ -66,30 +76,27 @@ def bench_rlcard(players: int, seconds: float, seed: int = 0) -> dict | None:
     game = UnoGame(num_players=players)
     game.np_random = np.random.RandomState(seed)
     picker = UniformPicker(seed)
-    games = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
+
+    def play_game(i: int) -> int:
         state, _ = game.init_game()
+        decisions = 0
         while not game.is_over():
             legal = state["legal_actions"]
             state, _ = game.step(legal[picker.pick(len(legal))])
             decisions += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return {"name": f"rlcard uno {players}p", "games": games, "decisions": decisions,
-            "seconds": elapsed, "rate": decisions / elapsed}
+        return decisions
+
+    return _timed(f"rlcard uno {players}p", seconds, play_game)
 
 
 def bench_aec(make_env, name: str, seconds: float, seed: int = 0) -> dict:
     """Random legal play through a PettingZoo AEC env: decisions (live-agent steps) per second."""
     env = make_env()
     picker = UniformPicker(seed)
-    games = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        env.reset(seed=seed + games)
+
+    def play_game(i: int) -> int:
+        env.reset(seed=seed + i)
+        decisions = 0
         for _agent in env.agent_iter():
             obs, _reward, term, trunc, _info = env.last()
             if term or trunc:
@@ -98,10 +105,9 @@ def bench_aec(make_env, name: str, seconds: float, seed: int = 0) -> dict:
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[picker.pick(len(legal))]))
             decisions += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return {"name": name, "games": games, "decisions": decisions, "seconds": elapsed,
-            "rate": decisions / elapsed}
+        return decisions
+
+    return _timed(name, seconds, play_game)
 
 
 def rlcard_pettingzoo_uno():
@@ -137,21 +143,19 @@ def bench_gym(variant: str, players: int, seconds: float, seed: int = 0) -> dict
 
     env = UnoEnv(variant, players)
     picker = UniformPicker(seed)
-    games = steps = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        env.reset(seed=seed + games)
+
+    def play_game(i: int) -> int:
+        env.reset(seed=seed + i)
+        steps = 0
         done = False
         while not done:
             legal = np.flatnonzero(env.action_masks())
             _obs, _r, term, trunc, _info = env.step(int(legal[picker.pick(len(legal))]))
             done = term or trunc
             steps += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return {"name": f"gymnasium {variant} {players}p", "games": games, "decisions": steps,
-            "seconds": elapsed, "rate": steps / elapsed}
+        return steps
+
+    return _timed(f"gymnasium {variant} {players}p", seconds, play_game)
 
 
 def add_parser(sub) -> None:

@@ -114,7 +114,9 @@ class TrainConfig:
         if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
                                         for x in self.net_arch):
             raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
-        allowed = {"random", "greedy", "heuristic", "self"}
+        import agents
+
+        allowed = set(agents.BUILTIN) | {"self"}
         bad = set(self.opponents) - allowed
         if bad or not self.opponents or any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()):
             raise ConfigError(f"opponents must map some of {sorted(allowed)} to weights >= 0, got {self.opponents!r}")

@@ -19,13 +19,14 @@ def wilson_interval(wins: int, games: int, z: float = 1.96) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play_game(game: Game, policies: list, seed: int, encoder: ObservationEncoder | None = None):
-    """One game with one policy per seat; returns the final state."""
+def play_game(game: Game, policies: list, seed: int, encoder: ObservationEncoder | None = None, step=None):
+    """One game with one policy per seat; returns the final state. ``step`` replaces ``game.step`` (a recorder's)."""
     enc = encoder or ObservationEncoder(game)
+    step = step or game.step
     s = game.new_state(seed)
     while not s.is_over:
         seat = s.current_seat
-        s = game.step(s, int(policies[seat].act(enc.encode(s, seat), game.legal_action_mask(s))))
+        step(s, int(policies[seat].act(enc.encode(s, seat), game.legal_action_mask(s))))
     return s
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.policy_file import FORMAT, FORMAT_VERSION, PolicyFile
+from agents.policy_file import FORMAT, FORMAT_VERSION, PolicyFile, _jsonable
 from uno_env import Game
 from uno_env.actions import ACTION_LAYOUT_VERSION
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
@@ -28,7 +28,7 @@ def policy_file_from_model(model, game: Game, training_steps: int, evaluation: d
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "variant": game.rules.variant, "num_players": game.num_players,
-        "rule_options": {k: list(v) if isinstance(v, tuple) else v for k, v in game.rules.changed_options().items()},
+        "rule_options": _jsonable(game.rules.changed_options()),  # the form check_game compares against
         "observation_layout_version": OBSERVATION_LAYOUT_VERSION,
         "observation_size": ObservationEncoder(game).size,
         "action_layout_version": ACTION_LAYOUT_VERSION, "num_actions": game.num_actions,

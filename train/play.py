@@ -15,7 +15,7 @@ from typing import IO
 from uno_env import Game, RuleSet
 from uno_env.errors import UnoError
 from uno_env.observation import ObservationEncoder
-from uno_env.records import Recorder, append_record
+from uno_env.records import Recorder
 
 ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34"}
 
@@ -132,7 +132,7 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     policies = {q: agents.load(spec_of[q], game, seed=seed + q) for q in others}
     enc = ObservationEncoder(game)
     state = game.new_state(seed)
-    rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)]) if record_path else None
+    rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)], record_path) if record_path else None
     term.say(f"{rules.variant} UNO, {n} players; you are P{seat}. "
              + ", ".join(f"P{q}: {spec_of[q]}" for q in others))
     while not state.is_over:
@@ -149,14 +149,9 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
             action = int(policies[actor].act(enc.encode(state, actor), game.legal_action_mask(state)))
         text = game.action_to_string(action, state)
         before = list(state.hand_size)
-        if rec:
-            rec.step(state, action)
-        else:
-            game.step(state, action)
+        (rec or game).step(state, action)
         for line in narrate(state, actor, text, before, seat):
             term.say(line)
-    if rec:
-        append_record(record_path, rec.finish(state))
     if state.winner is None:
         term.say("the game ended without a winner" + (" (step cap)" if state.truncated else " (blocked)"))
     elif state.winner == seat:

@@ -33,8 +33,7 @@ class OpponentPool:
 
     def __init__(self, cfg: TrainConfig, game: Game):
         self.cfg = cfg
-        self.game = game
-        self.baselines = [(spec, w, load_agent(spec, game, seed=cfg.seed + i))
+        self.baselines = [(w, load_agent(spec, game, seed=cfg.seed + i))
                           for i, (spec, w) in enumerate(cfg.opponents.items()) if spec != "self" and w > 0]
         self.snapshots: list[PolicyAgent] = []
 
@@ -45,8 +44,8 @@ class OpponentPool:
 
     def policies_and_weights(self) -> tuple[list, list[float]]:
         """What the environments sample from."""
-        policies = [a for _, _, a in self.baselines]
-        weights = [w for _, w, _ in self.baselines]
+        policies = [a for _, a in self.baselines]
+        weights = [w for w, _ in self.baselines]
         self_w = self.cfg.opponents.get("self", 0.0)
         if self.snapshots and self_w > 0:
             policies += self.snapshots
@@ -165,8 +164,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     final = snapshot(deterministic=True, seed=0)
     evaluation = evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
     _append_eval(eval_path, steps, evaluation)
-    policy = policy_file_from_model(model, game, steps, evaluation, cfg.to_dict())
-    policy.save(os.path.join(run_dir, "policy"))
+    final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
+    final.policy.save(os.path.join(run_dir, "policy"))
     return {"run_dir": run_dir, "timesteps": steps, "seconds": seconds,
             "samples_per_second": (steps - done) / seconds if seconds else 0.0, "evaluation": evaluation}
 

@@ -12,6 +12,7 @@ to read) and ``ratings.png`` (ratings with error bars); ``--record DIR`` keeps e
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -25,7 +26,7 @@ from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.turn import hand_points
 
-from .evaluate import wilson_interval
+from .evaluate import play_game, wilson_interval
 
 
 def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]:
@@ -50,27 +51,30 @@ _WORKER: dict = {}
 
 
 def _init_worker(rules: dict, specs: list[str]) -> None:
+    import agents
+
     game = Game(RuleSet.from_dict(rules))
-    _WORKER.update(game=game, encoder=ObservationEncoder(game), specs=specs)
+    # policy files are read once per process; each game gets fresh agents with its own seeds
+    files = {spec: agents.load(spec, game) for spec in specs if spec not in agents.BUILTIN}
+    _WORKER.update(game=game, encoder=ObservationEncoder(game), specs=specs, files=files)
+
+
+def _agent(spec: str, seed: int):
+    import agents
+
+    proto = _WORKER["files"].get(spec)
+    if proto is None:
+        return agents.load(spec, _WORKER["game"], seed=seed)
+    return agents.PolicyAgent(proto.policy, proto.deterministic, seed)
 
 
 def _play(job: tuple[int, int, tuple[int, ...], bool]) -> dict:
     """Play game ``index`` with the given seating; returns its result (and record lines)."""
-    import agents
-
     index, seed, seating, record = job
     game, enc, specs = _WORKER["game"], _WORKER["encoder"], _WORKER["specs"]
-    policies = [agents.load(specs[a], game, seed=seed * 1_000_003 + index * 101 + seat)
-                for seat, a in enumerate(seating)]
-    state = game.new_state(seed + index)
+    policies = [_agent(specs[a], seed * 1_000_003 + index * 101 + seat) for seat, a in enumerate(seating)]
     rec = Recorder(game, seed + index, [specs[a] for a in seating]) if record else None
-    while not state.is_over:
-        seat = state.current_seat
-        action = int(policies[seat].act(enc.encode(state, seat), game.legal_action_mask(state)))
-        if rec:
-            rec.step(state, action)
-        else:
-            game.step(state, action)
+    state = play_game(game, policies, seed + index, enc, step=rec.step if rec else None)
     out = {"index": index, "seating": list(seating), "winner": state.winner, "round_points": list(state.round_points),
            "hand_points": [hand_points(game, state, q) for q in range(game.num_players)],
            "truncated": state.truncated}
@@ -101,18 +105,18 @@ def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, 
 
 def _run_jobs(rules: RuleSet, specs: list[str], jobs: list, workers: int, progress: bool) -> list[dict]:
     bar = _progress(len(jobs), progress)
-    if workers <= 1:
-        _init_worker(rules.to_dict(), specs)
-        results = []
-        for job in jobs:
-            results.append(_play(job))
+    results = []
+    with contextlib.ExitStack() as stack:
+        if workers <= 1:
+            _init_worker(rules.to_dict(), specs)
+            played = map(_play, jobs)
+        else:
+            pool = stack.enter_context(get_context("forkserver").Pool(workers, _init_worker,
+                                                                      (rules.to_dict(), specs)))
+            played = pool.imap(_play, jobs, chunksize=8)
+        for r in played:
+            results.append(r)
             bar.update(1)
-    else:
-        with get_context("forkserver").Pool(workers, _init_worker, (rules.to_dict(), specs)) as pool:
-            results = []
-            for r in pool.imap(_play, jobs, chunksize=8):
-                results.append(r)
-                bar.update(1)
     bar.close()
     return sorted(results, key=lambda r: r["index"])
 

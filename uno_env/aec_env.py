@@ -30,25 +30,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .game import Game
+from .env_common import final_rewards, game_for_env, observation_box
 from .observation import ObservationEncoder
-from .records import Recorder, append_record
-from .render import final_rewards, render_mode_output
+from .records import Recorder
+from .render import render_mode_output
 from .rules import RuleSet
-
-REWARD_MODES = ("win_loss", "points")
-
-
-def game_for_env(variant: str, num_players: int, rules: RuleSet | None, rule_options: dict,
-                 render_mode: str | None, reward: str) -> Game:
-    """Check an environment's render mode and reward mode, and build its game."""
-    if render_mode is not None and render_mode not in ("ansi", "human"):
-        raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
-    if reward not in REWARD_MODES:
-        raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
-    if rules is not None:
-        return Game(rules, options=rule_options)
-    return Game(variant, num_players, **rule_options)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -77,7 +63,7 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         obs_space = spaces.Dict({
-            "observation": spaces.Box(self.encoder.low, self.encoder.high, (self.encoder.size,), np.float32),
+            "observation": observation_box(self.encoder),
             "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
         })
         act_space = spaces.Discrete(self.game.num_actions)
@@ -103,7 +89,8 @@ class raw_env(AECEnv):
             self._seeder = np.random.default_rng(seed)
         game_seed = int(self._seeder.integers(2**63 - 1))
         self.state = self.game.new_state(game_seed)
-        self._recorder = Recorder(self.game, game_seed, self.possible_agents) if self.record_path else None
+        self._recorder = Recorder(self.game, game_seed, self.possible_agents, self.record_path) \
+            if self.record_path else None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -127,13 +114,8 @@ class raw_env(AECEnv):
             return
         s = self.state
         self._cumulative_rewards[agent] = 0.0
-        if self._recorder is not None:
-            self._recorder.step(s, int(action))
-        else:
-            self.game.step(s, int(action))
+        (self._recorder or self.game).step(s, int(action))
         if s.is_over:
-            if self._recorder is not None:
-                append_record(self.record_path, self._recorder.finish(s))
             rewards = final_rewards(self.game, s, self.reward_mode)
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] = rewards[i]

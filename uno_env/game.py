@@ -42,7 +42,7 @@ class Game:
         self.hand_size = vdef.hand_size
         self.deck = deck = self._load_deck(vdef, rules)
         self.layout = ActionLayout(deck, vdef.max_players, vdef.flex_plays, vdef.targets, vdef.draw_word,
-                                   self_target=bool(vdef.extra.get("self_target_action")))
+                                   self_target=vdef.self_target_action)
         self.num_actions = self.layout.size
         self._init_tables()
         self._init_options(rules.options)
@@ -134,8 +134,7 @@ class Game:
         self.after_effect = None              # (g, s, p, kind) after a card's effect (Flex power updates)
         self.flex_target_kinds = frozenset()  # kinds whose FLEX play asks for a target
         self.flexable_counts = False          # held flex cards count for the restricted-wild test
-        self.flex_plays = None                # (g, s, p, kind) -> bool: FLEX mode legal for this card
-        self.flex_kinds = ()                  # kinds that have a FLEX mode
+        self.flex_turn_plays = None           # (g, s, p) -> ascending FLEX-mode play ids legal for seat p now
         self.self_target = False
         if v.configure is not None:
             v.configure(self, o)
@@ -245,9 +244,8 @@ class Game:
         if not self.bluffing:
             acts = [k for k in acts if k not in self.restricted_kinds
                     or not turn.holds_colour(self, s, p, s.colour, playing=k)]
-        if self.flex_plays is not None:
-            f0 = self.layout.flex0
-            acts += [f0 + k for k in self.flex_kinds if hand[k] and self.flex_plays(self, s, p, k)]
+        if self.flex_turn_plays is not None:
+            acts += self.flex_turn_plays(self, s, p)
         return acts
 
     def _drawn_card_plays(self, s: State, p: int, kind: int) -> list[int]:
@@ -257,7 +255,7 @@ class Game:
                 self.bluffing or kind not in self.restricted_kinds
                 or not turn.holds_colour(self, s, p, s.colour, playing=kind)):
             acts.append(kind)
-        if self.flex_plays is not None and kind in self.flex_kinds and self.flex_plays(self, s, p, kind):
+        if self.flex_turn_plays is not None and self.layout.flex0 + kind in self.flex_turn_plays(self, s, p):
             acts.append(self.layout.flex0 + kind)
         return acts
 

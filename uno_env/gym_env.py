@@ -25,10 +25,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .aec_env import game_for_env
+from .env_common import final_rewards, game_for_env, observation_box
+from .errors import IllegalActionError
 from .observation import ObservationEncoder
-from .records import Recorder, append_record
-from .render import final_rewards, render_mode_output
+from .records import Recorder
+from .render import render_mode_output
 from .rules import RuleSet
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
@@ -50,7 +51,7 @@ class UnoEnv(gym.Env):
             raise ValueError(f"learner_seat {learner_seat!r} must be 'random' or a seat 0..{n - 1}")
         self.learner_seat = learner_seat
         self.encoder = ObservationEncoder(self.game)
-        self.observation_space = spaces.Box(self.encoder.low, self.encoder.high, (self.encoder.size,), np.float32)
+        self.observation_space = observation_box(self.encoder)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.reward_mode = reward
         self.illegal_penalty = float(illegal_penalty)
@@ -66,11 +67,12 @@ class UnoEnv(gym.Env):
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponent policies (one for all seats, or a list with one per other seat)."""
         n = self.game.num_players
-        listed = list(opponents) if isinstance(opponents, Sequence) and not isinstance(opponents, str) else [opponents]
+        is_list = isinstance(opponents, Sequence) and not isinstance(opponents, str)
+        listed = list(opponents) if is_list else [opponents]
         self._seedable = [o for o in listed if callable(getattr(o, "seed", None))]
         if opponents is None:
             self._opponents = [None] * (n - 1)
-        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
+        elif is_list:
             if len(opponents) != n - 1:
                 raise ValueError(f"opponents: expected {n - 1} policies (one per other seat), got {len(opponents)}")
             self._opponents = [_as_policy(o) for o in opponents]
@@ -103,7 +105,7 @@ class UnoEnv(gym.Env):
         while True:
             game_seed = int(self.np_random.integers(2**63 - 1))
             self.state = self.game.new_state(game_seed)
-            self._recorder = Recorder(self.game, game_seed) if self.record_path else None
+            self._recorder = Recorder(self.game, game_seed, path=self.record_path) if self.record_path else None
             self._play_opponents()
             if not self.state.is_over:  # (a game cannot end before the learner's first decision in practice)
                 break
@@ -113,9 +115,12 @@ class UnoEnv(gym.Env):
         """Apply the learner's action, then the opponents' until the learner decides again or the game ends."""
         s = self.state
         a = _action_id(action)
-        if a is None or not (0 <= a < self.game.num_actions) or a not in self.game.legal_actions(s):
+        try:
+            if a is None:
+                raise IllegalActionError(f"not an action id: {action!r}")
+            (self._recorder or self.game).step(s, a)  # rejects an illegal id before changing anything
+        except IllegalActionError:
             return self._observe(), self.illegal_penalty, True, False, {"illegal_action": True, "seat": self.seat}
-        self._step(a)
         self._play_opponents()
         info = {"seat": self.seat}
         if s.is_over:
@@ -138,21 +143,12 @@ class UnoEnv(gym.Env):
         while not s.is_over and s.current_seat != self.seat:
             seat = s.current_seat
             policy = self._opponents[(seat - self.seat) % s.num_players - 1]
-            legal = g.legal_actions(s)
             if policy is None:
+                legal = g.legal_actions(s)
                 action = legal[int(self.np_random.integers(len(legal)))]
             else:
                 action = int(policy(self.encoder.encode(s, seat), g.legal_action_mask(s)))
-            self._step(action)
-
-    def _step(self, action: int) -> None:
-        s = self.state
-        if self._recorder is not None:
-            self._recorder.step(s, action)
-        else:
-            self.game.step(s, action)
-        if s.is_over and self._recorder is not None:
-            append_record(self.record_path, self._recorder.finish(s))
+            (self._recorder or g).step(s, action)
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.state, self.seat)

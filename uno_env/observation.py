@@ -46,7 +46,6 @@ class ObservationEncoder:
         self.game = game
         k = game.num_kinds
         m = game.variant.max_players
-        self.max_players = m
         self.phases = PHASES + tuple(game.variant.phases)
         blocks = [("hand", k), ("top_card", k), ("colour", 4), ("phase", len(self.phases)), ("deciding", m),
                   ("turn", m), ("direction", 1), ("hand_sizes", m), ("seats", m), ("penalty", 3),
@@ -74,9 +73,7 @@ class ObservationEncoder:
         n = s.num_players
         obs = np.zeros(self.size, dtype=np.float32)
         obs[o["hand"]] = s.hands[seat]
-        k0 = o["top_card"].start
-        if s.discard:
-            obs[k0 + s.discard[-1]] = 1.0
+        obs[o["top_card"].start + s.discard[-1]] = 1.0
         obs[o["colour"].start + s.colour] = 1.0
         if s.current_seat == seat:
             # only the deciding seat sees the decision: that a jump-in, a stack response or a

@@ -57,18 +57,24 @@ class GameRecord:
 class Recorder:
     """Records the decisions of one game as they are taken."""
 
-    def __init__(self, game: Game, seed: int, players: list | None = None):
+    def __init__(self, game: Game, seed: int, players: list | None = None, path: str | None = None):
         self.game = game
+        self.path = path
         self.record = GameRecord(game.rules.to_dict(), int(seed), list(players or []))
 
-    def step(self, state: State, action: int) -> State:
-        """Apply ``action`` with the game and log it (a rejected action raises and is not logged)."""
-        entry = {"step": state.steps, "seat": state.current_seat, "phase": state.phase.value, "action": int(action)}
-        text = self.game.action_to_string(action, state) if 0 <= int(action) < self.game.num_actions else ""
+    def step(self, state: State, action: int) -> None:
+        """Apply ``action`` with the game and log it (a rejected action raises and is not logged).
+
+        With a ``path``, the finished game is appended to that JSON-lines file when it ends.
+        """
+        action = int(action)
+        entry = {"step": state.steps, "seat": state.current_seat, "phase": state.phase.value, "action": action}
+        text = self.game.action_to_string(action, state) if 0 <= action < self.game.num_actions else ""
         self.game.step(state, action)
         entry["text"] = text
         self.record.actions.append(entry)
-        return state
+        if self.path is not None and state.is_over:
+            append_record(self.path, self.finish(state))
 
     def finish(self, state: State) -> GameRecord:
         """Log the outcome; returns the complete record."""

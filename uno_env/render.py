@@ -46,11 +46,3 @@ def render_mode_output(mode: str | None, game, s: State) -> str | None:
         return None
     return text
 
-
-def final_rewards(game, s: State, mode: str) -> list[float]:
-    """Per-seat episode rewards: ``win_loss`` (the engine's returns) or ``points`` (/100; match totals in a match)."""
-    if mode == "win_loss" or s.winner is None:
-        return list(s.returns)
-    points = s.scores if game.match else s.round_points
-    sign = -1.0 if game.scoring == "penalty_low" else 1.0
-    return [sign * p / 100.0 for p in points]

@@ -49,17 +49,11 @@ def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = Fals
 
 def resolve_placement(g, s, p: int, kind: int, count: int, response: bool = False) -> None:
     """Resolve cards already on the discard pile (``count`` of one rank, top = ``kind``)."""
-    targeted = s.flex_play and kind in g.flex_target_kinds
     if g.is_wild[kind]:
         s.agenda.append((AFTER_PLACE, p, kind, count, response))
         s.agenda.append((COLOUR, p))
-        if targeted:
+        if s.flex_play and kind in g.flex_target_kinds:  # (only wilds are targeted)
             s.agenda.append((TARGET, p))  # the target is chosen first, then the colour
-    elif targeted:
-        s.colour = g.colour_of[kind]
-        s.colour_declarer = -1
-        s.agenda.append((AFTER_PLACE, p, kind, count, response))
-        s.agenda.append((TARGET, p))
     else:
         s.colour = g.colour_of[kind]
         s.colour_declarer = -1
@@ -75,6 +69,7 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
     g.effects[g.effect_of[kind]](g, s, p, kind, count, final)
     if g.after_effect is not None:
         g.after_effect(g, s, p, kind)  # e.g. Flex power-card updates (§2.2), after the card's effect
+    s.flex_play = False
     if final:
         end_round(g, s, p)
         return
@@ -210,12 +205,9 @@ def challenge(g, s, challenger: int) -> None:
         s.next_seat = challenger  # the successful challenger takes a normal turn (AMB-G13)
     else:
         g.draw_cards(g, s, challenger, pen.total + g.challenge_fail_extra)
-        s.next_seat = (challenger + s.direction) % s.num_players
-    if pen.resume >= 0:  # a penalty that skips nobody (Flex's targeted draw) resumes where it said,
-        # except that a challenger who loses also loses its turn (CORE-18)
-        s.next_seat = pen.resume
-        if not guilty and pen.resume == challenger:
-            s.next_seat = (challenger + s.direction) % s.num_players
+        s.next_seat = (challenger + s.direction) % s.num_players  # and a losing one loses it (CORE-18)
+    if pen.resume >= 0 and (guilty or pen.resume != challenger):
+        s.next_seat = pen.resume  # a penalty that skips nobody (Flex's targeted draw) resumes where it said
 
 
 def response_actions(g, s) -> list[int]:

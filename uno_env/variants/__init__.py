@@ -31,6 +31,7 @@ class VariantDef:
     challenge_fail_extra: int = 2              # extra cards an innocent-verdict challenger draws
     targets: bool = False                      # the action space has target actions
     flex_plays: bool = False                   # the action space has FLEX-mode play actions
+    self_target_action: bool = False           # the action space has a "target yourself" action
     draw_word: str = "draw"
     phases: tuple = ()                         # phases beyond the common ones (observation one-hot)
     configure: Callable | None = None          # (g, options) -> None: variant tables and option flags on the Game

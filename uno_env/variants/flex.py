@@ -72,10 +72,16 @@ def effect_flex_draw_two(g, s, p, kind, count, final):
         turn.effect_draw_two(g, s, p, kind, count, final)
 
 
+def _target_draws(g, s, p: int, count: int, final: bool) -> None:
+    """The chosen seat draws ``count``; not the player itself on its last card (CORE-24: draws on others only)."""
+    if not (final and s.target == p):
+        g.draw_cards(g, s, s.target, count)
+
+
 def effect_target_draw_two(g, s, p, kind, count, final):
     """REGULAR: a plain wild. FLEX: the chosen player draws 2; the next player plays."""
-    if s.flex_play and not (final and s.target == p):  # a last card resolves draws on others only (CORE-24)
-        g.draw_cards(g, s, s.target, 2)
+    if s.flex_play:
+        _target_draws(g, s, p, 2, final)
     s.next_seat = _next(s, p)
 
 
@@ -95,8 +101,7 @@ def effect_flex_w4f(g, s, p, kind, count, final):
         chal = (p, turn.holds_colour(g, s, p, s.ref_colour)) if g.bluffing and s.target != p else None
         turn.add_penalty(g, s, p, 4, Effect.WILD_DRAW_FOUR, chal, final, target=s.target, resume=_next(s, p))
     else:
-        if not (final and s.target == p):  # a last card resolves draws on others only (CORE-24)
-            g.draw_cards(g, s, s.target, 4)
+        _target_draws(g, s, p, 4, final)
         s.next_seat = _next(s, p)
 
 
@@ -121,7 +126,6 @@ def power_updates(g, s, p: int, kind: int) -> None:
     power = s.power
     if s.flex_play:
         power[p] = False
-        s.flex_play = False
     if g.flip_icon_of[kind]:
         power[p] = not power[p]
     if g.effect_of[kind] == Effect.WILD_ALL_FLIP:
@@ -134,17 +138,28 @@ def power_updates(g, s, p: int, kind: int) -> None:
 
 # --------------------------------------------------------------------------- legality
 
-def flex_play_legal(g, s, p: int, kind: int) -> bool:
-    """Whether seat ``p`` may play ``kind`` (a flex card or Flex Wild) in FLEX mode now."""
+def flex_turn_plays(g, s, p: int) -> list[int]:
+    """FLEX-mode play ids legal for seat ``p`` now, ascending: its flex cards that match, then its Flex Wilds."""
     if not s.power[p]:
-        return False
-    if g.is_wild[kind]:
-        if g.flex_w4f_restricted and not g.bluffing and g.effect_of[kind] == Effect.WILD_DRAW_FOUR:
-            return not turn.holds_colour(g, s, p, s.colour, playing=kind)
-        return True
-    if g.flex_colour_of[kind] == s.colour:
-        return True
-    return not g.flex_requires_match and kind in g.playable_on[s.discard[-1]][s.colour]
+        return []
+    hand = s.hands[p]
+    f0 = g.layout.flex0
+    acts = [f0 + k for k in g.flex_playable_on[s.discard[-1]][s.colour] if hand[k]]
+    for k in g.flex_wild_kinds:
+        if hand[k] and not (k in g.flex_restricted_kinds and turn.holds_colour(g, s, p, s.colour, playing=k)):
+            acts.append(f0 + k)
+    return acts
+
+
+def _flex_playable_on(g, requires_match: bool) -> tuple:
+    """Table [top][colour] -> coloured flex kinds playable FLEX (by flex colour; or any legal one, AMB-A5)."""
+    deck = g.deck
+    flex_cards = [k for k in range(deck.num_kinds) if deck.flex_colour_of[k] >= 0]
+    return tuple(
+        tuple(tuple(k for k in flex_cards if deck.flex_colour_of[k] == c
+                    or (not requires_match and k in g.playable_on[top][c]))
+              for c in range(len(deck.colours)))
+        for top in range(deck.num_kinds))
 
 
 def configure(g, o) -> None:
@@ -152,16 +167,17 @@ def configure(g, o) -> None:
     deck = g.deck
     g.wild_counts_as_match = o["flex.wild_counts_as_match"]
     g.flexable_counts = o["flex.wd4_counts_flexable_cards"]
-    g.flex_requires_match = o["flex.flex_requires_flex_colour_match"]
     g.flex_w4f_restricted = o["flex.flex_w4f_restricted"]
     g.self_target = o["flex.allow_self_target"]
-    g.flex_colour_of = deck.flex_colour_of
     g.flip_icon_of = deck.flip_icon_of
     g.kinds_of_flex_colour = deck.kinds_of_flex_colour
-    g.flex_kinds = tuple(k for k in range(deck.num_kinds)
-                         if deck.flex_colour_of[k] >= 0 or deck.effect_of[k] in FLEX_WILDS)
+    g.flex_playable_on = _flex_playable_on(g, o["flex.flex_requires_flex_colour_match"])
+    g.flex_wild_kinds = tuple(k for k in deck.wild_kinds if deck.effect_of[k] in FLEX_WILDS)
+    # a FLEX W4F keeps CORE-16's restriction only with flex_w4f_restricted (AMB-A7), enforced only without bluffing
+    g.flex_restricted_kinds = frozenset(k for k in g.flex_wild_kinds if g.flex_w4f_restricted and not g.bluffing
+                                        and deck.effect_of[k] == Effect.WILD_DRAW_FOUR)
     g.flex_target_kinds = frozenset(k for k in range(deck.num_kinds) if deck.effect_of[k] in TARGETED)
-    g.flex_plays = flex_play_legal
+    g.flex_turn_plays = flex_turn_plays
     g.after_effect = power_updates
 
 
@@ -241,7 +257,7 @@ def write_spec(g, s, spec) -> None:
 register(VariantDef(
     name="flex", min_players=2, max_players=8, hand_size=7, deck="flex", options=COMMON_OPTIONS + FLEX_OPTIONS,
     effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with, response_effects=(),
-    wild_counts_as_match=True, targets=True, flex_plays=True, phases=(Phase.CHOOSE_TARGET,),
+    targets=True, flex_plays=True, self_target_action=True, phases=(Phase.CHOOSE_TARGET,),
     configure=configure, deck_option="flex.deck_manifest", read_spec=read_spec, write_spec=write_spec,
     doc="UNO Flex, 104 cards + 8 power cards (RULES.md §2.2)",
-    extra={"observation_blocks": (PowerBlock,), "self_target_action": True}))
+    extra={"observation_blocks": (PowerBlock,)}))
