@@ -11,6 +11,12 @@ FLEX action effect; the heuristic spends it only where the flex effect beats the
 (more victims, a hit on the leader, a play that is otherwise impossible), values getting its
 power back (flip icons, Wild All Flip while opponents are green) and never wastes it on a
 flex effect that equals the regular one (Flex Skip / Flex Reverse with two players).
+
+Flip: both place the most cards they may under an Optimus (greedy the highest points, the
+heuristic off-colour cards and never a wild while another card is left). The heuristic reads
+the opponents' visible back faces: it plays a FLIP when the next opponent's backs hold no wild or
+draw card and avoids one that would hand them those; it aims Megatron at the leader unless its
+own lowest number is high (then at the biggest hand, likelier to hold a lower card).
 """
 from __future__ import annotations
 
@@ -22,8 +28,12 @@ from uno_env.cards import Effect
 from .view import ObservationView
 
 P = Effect  # short alias for the effect codes
-DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO)
-TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE)
+DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO, P.DRAW_ONE, P.DRAW_FIVE)
+TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE,
+                 P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE)
+RESTRICTED_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR)
+STRONG_EFFECTS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON, P.DRAW_FIVE,
+                  P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)
 
 
 class _RuleBased:
@@ -61,6 +71,9 @@ class _RuleBased:
             plays = v.plays(action_mask)
             a = int(self.choose_play(observation, plays))
             return a if self.play_drawn(observation, v.kind_of(a)) else L.pass_
+        if phase == "OPTIMUS_PLACE":
+            plays = v.plays(action_mask)
+            return int(self.choose_placement(observation, plays)) if len(plays) else L.pass_
         if phase == "JUMP_IN":
             return int(v.plays(action_mask)[0])
         plays = v.plays(action_mask)
@@ -87,6 +100,10 @@ class _RuleBased:
         fewest = min(sizes[off] for _, off in opponents)
         best = [a for a, off in opponents if sizes[off] == fewest]
         return int(best[int(self.rng.integers(len(best)))])
+
+    def choose_placement(self, obs: np.ndarray, plays: np.ndarray) -> int:
+        """Card to place under an Optimus (they have no effect: shed the most points)."""
+        return plays[int(np.argmax(self.view.points_of[plays]))]
 
     def choose_colour(self, obs: np.ndarray) -> int:
         """Colour to declare: the one held most (ties: random)."""
@@ -141,8 +158,10 @@ class HeuristicAgent(_RuleBased):
             if v.is_wild[k]:
                 # keep wilds: worth playing when nothing else fits, or to attack
                 score = -30.0
-                if effect == P.WILD_DRAW_FOUR:
+                if effect in RESTRICTED_WILDS:
                     score += 25.0 if threat else -5.0
+                elif effect == P.OPTIMUS:
+                    score += 6.0 if n_hand >= 4 else 0.0  # a won duel sheds two more cards
             else:
                 c = v.colour_of[k]
                 score += 2.0 * colour_counts[c]          # stay in the colour we hold most of
@@ -153,12 +172,45 @@ class HeuristicAgent(_RuleBased):
                         score += 3.0
             if len(power):
                 score += self._flex_value(a, k, effect, power, n, near_out)
+            if effect == P.FLIP:
+                score += self._flip_value(obs, threat)
             if n_hand <= 2 and v.is_wild[k]:
                 score += 40.0                             # going out: spend the wild
             score += self.rng.random() * 0.01
             if score > best_score:
                 best, best_score = a, score
         return best
+
+    def _flip_value(self, obs, threat: bool) -> float:
+        """Flip: the next opponent will hold its visible back faces; flip when those are weak, not when strong."""
+        v = self.view
+        n = v.num_players(obs)
+        nxt = v.direction(obs) % n
+        backs = v.opponent_backs(obs, nxt)
+        strong = sum(backs[i] for i in np.flatnonzero(backs)
+                     if v.effect_of[v.other_side_kind(obs, int(i))] in STRONG_EFFECTS)
+        if strong:
+            return -6.0 * strong
+        return 8.0 if threat else 2.0
+
+    def choose_placement(self, obs, plays):
+        """Under an Optimus: off-colour and high-point cards first, a wild only when nothing else is left."""
+        v = self.view
+        counts = v.colour_counts(v.hand(obs))
+        scores = [(-100.0 if v.is_wild[k] else -3.0 * counts[v.colour_of[k]] + 0.1 * v.points_of[k]) for k in plays]
+        return plays[int(np.argmax(scores))]
+
+    def choose_target(self, obs, mask):
+        """Megatron at the leader unless my lowest number is high (then the biggest hand); else the fewest cards."""
+        v = self.view
+        if v.effect_of[v.top(obs)] == P.MEGATRON:
+            hand = v.hand(obs)
+            numbers = [v.points_of[k] for k in np.flatnonzero(hand) if v.effect_of[k] == P.NUMBER]
+            if min(numbers, default=10) > 5:
+                sizes = v.hand_sizes(obs)
+                options = self.view.targets(mask)
+                return int(max(options, key=lambda o: (sizes[o[1]], self.rng.random()))[0])
+        return super().choose_target(obs, mask)
 
     def _flex_value(self, a, k, effect, power, n, near_out) -> float:
         """Flex: what spending (or regaining) the power card is worth for this play."""

@@ -91,3 +91,20 @@ class ObservationView:
         if L.self_target >= 0 and mask[L.self_target]:
             out.append((L.self_target, 0))
         return out
+
+    def opponent_backs(self, obs: np.ndarray, offset: int) -> np.ndarray:
+        """Flip: the visible back faces of the opponent at relative ``offset``, counts per face of the other side."""
+        sl = self.o["flip"]
+        f = self.game.faces_per_side
+        start = sl.start + 1 + (offset - 1) * f
+        return obs[start:start + f]
+
+    def side(self, obs: np.ndarray) -> int:
+        """Flip: the active side (0 = A, 1 = D); 0 for other variants."""
+        sl = self.o.get("flip")
+        return int(obs[sl.start]) if sl is not None else 0
+
+    def other_side_kind(self, obs: np.ndarray, face_index: int) -> int:
+        """Flip: kind id of the face ``face_index`` of the inactive side."""
+        return face_index if self.side(obs) == 1 else face_index + self.game.faces_per_side
+

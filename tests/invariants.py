@@ -21,7 +21,11 @@ def check_invariants(g: Game, s) -> None:
     hands = np.array(s.hands, dtype=np.int64)
     piles = np.bincount(np.fromiter(s.draw_pile + s.discard, np.intp), minlength=g.num_kinds)
     counts = hands.sum(axis=0) + piles
-    if not np.array_equal(counts, _deck_counts(g)):
+    expected = _deck_counts(g)
+    if g.physical is not None:  # Flip: only active faces are in play; the physical cards are conserved too
+        expected = np.where(np.array(g.deck.side_of) == s.side, expected, 0)
+        _check_physical(g, s)
+    if not np.array_equal(counts, expected):
         raise AssertionError("card conservation broken")
     assert hands.min() >= 0, "negative card count in a hand"
     assert hands.sum(axis=1).tolist() == s.hand_size, "hand_size out of sync with the hand"
@@ -53,6 +57,20 @@ def check_invariants(g: Game, s) -> None:
     if g.rules.variant == "flex":
         assert any(s.power), "every power card is ✘ after a step (the reset must have turned them ✓)"
         assert len(s.power) == s.num_players
+
+
+def _check_physical(g: Game, s) -> None:
+    """Flip (RULES.md §6.7): every physical card in exactly one place, every one oriented to the active side."""
+    held = [c for h in s.hand_cards for c in h]
+    assert sorted(s.draw_cards + s.discard_cards + held) == sorted(s.deck_cards), "physical cards not conserved"
+    assert len(s.deck_cards) == g.deck.size
+    face = g.physical.face
+    assert [face(c, s.side) for c in s.draw_cards] == s.draw_pile, "draw pile faces out of sync"
+    assert [face(c, s.side) for c in s.discard_cards] == s.discard, "discard faces out of sync"
+    for seat, cards in enumerate(s.hand_cards):
+        counts = np.bincount([face(c, s.side) for c in cards], minlength=g.num_kinds) if cards else 0
+        assert np.array_equal(counts, s.hands[seat]) or (not cards and not any(s.hands[seat])), \
+            f"hand of P{seat} out of sync with its physical cards"
 
 
 def play_random_game(g: Game, seed: int, check: bool = True, eager: float = 0.0):

@@ -68,6 +68,41 @@ def test_rule_based_agents_answer_every_flex_decision(players, options):
     assert {"TURN", "CHOOSE_COLOUR", "CHOOSE_TARGET"} <= phases and flex_plays > 0
 
 
+@pytest.mark.parametrize("players, options", [
+    (2, {}), (3, {"uno_call": "explicit"}), (10, {"restricted_wild_bluffing": False}),
+])
+def test_rule_based_agents_answer_every_flip_decision(players, options):
+    phases, _ = _play_rule_based_games(Game("flip", num_players=players, **options), 25)
+    expected = {"TURN", "CHOOSE_COLOUR", "CHOOSE_TARGET", "OPTIMUS_PLACE", "PLAY_OR_KEEP_DRAWN"}
+    if options.get("restricted_wild_bluffing", True):
+        expected.add("CHALLENGE_OR_ACCEPT")
+    if options.get("uno_call") == "explicit":
+        expected.add("UNO_CALL")
+    assert expected <= phases, expected - phases
+
+
+def test_flip_heuristic_reads_back_faces_and_places_under_optimus():
+    game = Game("flip", num_players=2)
+    bot = agents.load("heuristic", game, seed=0)
+    enc = ObservationEncoder(game)
+
+    def choice(spec):
+        s = game.state_from_spec(spec)
+        return game.action_to_string(bot.act(enc.encode(s, 0), game.legal_action_mask(s)), s), s
+    # the opponent (2 cards) would turn up two wilds after a flip: do not flip, play the number
+    base = {"discard": ["A:G5"], "hands": [["A:G-FLIP", "A:G7", "A:R1", "A:R2"], ["A:B1|WDC", "A:B2|MEG"]]}
+    assert choice(base)[0] == "play A:G7"
+    # the same hand when the opponent's backs are weak numbers: flip
+    weak = {**base, "hands": [base["hands"][0], ["A:B1|D:Pk1", "A:B2|D:Tl2"]]}
+    assert choice(weak)[0] == "play A:G-FLIP"
+    # a won Optimus duel: place an off-colour card, keep the wild
+    s = game.state_from_spec({"discard": ["A:R5"], "hands": [["OPT", "A:R9", "A:R8", "A:B3", "W+2"], ["A:Y2", "A:G1"]]})
+    game.step(s, "play OPT")
+    game.step(s, "target P1")
+    assert s.phase == "OPTIMUS_PLACE"
+    assert game.action_to_string(bot.act(enc.encode(s, 0), game.legal_action_mask(s)), s) == "play A:B3"
+
+
 def test_flex_heuristic_spends_power_only_where_flex_helps():
     game = Game("flex", num_players=2)
     bot = agents.load("heuristic", game, seed=0)
@@ -89,7 +124,8 @@ def test_flex_heuristic_spends_power_only_where_flex_helps():
     assert game4.action_to_string(a, s) == "target P2"
 
 
-@pytest.mark.parametrize("variant, min_vs_random, over_vs_greedy", [("classic", 0.62, 0.5), ("flex", 0.8, 0.55)])
+@pytest.mark.parametrize("variant, min_vs_random, over_vs_greedy", [("classic", 0.62, 0.5), ("flex", 0.8, 0.55),
+                                                                    ("flip", 0.8, 0.55)])
 def test_heuristic_beats_random_and_greedy(variant, min_vs_random, over_vs_greedy):
     game = Game(variant, num_players=2)
     vs_random = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),

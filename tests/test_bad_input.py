@@ -104,6 +104,40 @@ def test_bad_specs_name_the_card_or_key(change, error, words):
         assert w in str(err.value), (w, str(err.value))
 
 
+FLIP_BASE = {"discard": ["A:R7"], "hands": [["A:R3"], 3]}
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"side": "C"}, ["side = 'C'", "A (AUTOBOTS) or D"]),
+    ({"hands": [["D:Pk3"], 3]}, ["'D:Pk3' is a face of side D", "side is A", "A-face|D-face"]),
+    ({"hands": [["A:R3|A:G3"], 3]}, ["'A:R3|A:G3'", "one A face with one D face"]),
+    ({"hands": [["A:R3|D:Pk1|D:Pk2"], 3]}, ["A-face|D-face"]),
+    ({"hands": [["A:R3|WDC", "A:R4|WDC", "A:R5|WDC", "A:R6|WDC", "A:R8|WDC"], 3]},
+     ["'A:R8|WDC'", "back face 'WDC'", "more times"]),
+    ({"side": "D", "discard": ["D:Pk7"], "colour": "R", "hands": [["D:Tl3"], 3]},
+     ["colour = 'R'", "not a colour of side D", "Pk, Tl, Or, Pu"]),
+])
+def test_bad_flip_specs_name_the_card_or_key(change, words):
+    game = Game("flip", num_players=2)
+    with pytest.raises(SpecError) as err:
+        game.state_from_spec({**FLIP_BASE, **change})
+    for w in words:
+        assert w in str(err.value), (w, str(err.value))
+
+
+def test_flip_colour_actions_take_the_active_sides_names():
+    game = Game("flip", num_players=2)
+    s = game.state_from_spec({"discard": ["A:R7"], "hands": [["W+2", "A:G1"], 3]})
+    game.step(s, "play W+2")
+    with pytest.raises(ActionParseError, match="'Pk' is not a colour of the active side; allowed: R, Y, G, B"):
+        game.step(s, "colour Pk")
+    assert s.phase == "CHOOSE_COLOUR"  # nothing lost
+    assert game.legal_action_strings(s) == ["colour R", "colour Y", "colour G", "colour B"]
+    dark = game.state_from_spec({"side": "D", "discard": ["D:Pk7"], "hands": [["WDC", "D:Tl1"], 3]})
+    game.step(dark, "play WDC")
+    assert game.legal_action_strings(dark) == ["colour Pk", "colour Tl", "colour Or", "colour Pu"]
+
+
 def test_spec_variant_notation_is_checked_per_deck():
     with pytest.raises(CardNotationError, match="not a card of the xiangqi deck"):
         Game("xiangqi", num_players=2).state_from_spec({"discard": ["R7"], "hands": [1, 1]})
@@ -180,3 +214,20 @@ def test_generated_docs_are_current():
     for name, text in generated.items():
         with open(f"docs/{name}", encoding="utf-8") as fh:
             assert fh.read() == text, f"docs/{name} is stale: run python docs/generate.py"
+
+
+def test_flip_deck_manifest_is_data(tmp_path):
+    """The per-side layout is a proposal (AMB-B1): a replacement manifest changes it without code."""
+    import yaml
+    from importlib import resources
+
+    manifest = yaml.safe_load((resources.files("uno_env") / "decks" / "flip.yaml").read_text(encoding="utf-8"))
+    manifest["sides"][0]["wild"][1]["points"] = 45  # W+2 worth 45
+    path = tmp_path / "flip.yaml"
+    path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    game = Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})
+    assert game.points_of[game.parse_card("W+2")] == 45 and game.deck.size == 112
+    manifest["sides"][1]["wild"].pop()  # no Wild Draw Colour: the sides no longer pair up
+    path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    with pytest.raises(RuleError, match="side A has 112 faces but side D 108"):
+        Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})

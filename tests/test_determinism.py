@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from uno_env import Game
 
@@ -15,7 +16,7 @@ OPTIONS = {"stacking": "any", "jump_in": "on", "uno_call": "explicit"}
 
 def trajectory_digest(variant: str, players: int, seed: int, games: int = 5) -> str:
     """Hash of every state (as a spec) along random games whose choices come from the seed too."""
-    game = Game(variant, num_players=players, **(OPTIONS if variant != "flex" else {"uno_call": "explicit"}))
+    game = Game(variant, num_players=players, **(OPTIONS if variant == "classic" else {"uno_call": "explicit"}))
     h = hashlib.sha256()
     for g in range(games):
         state = game.new_state(seed + g)
@@ -32,9 +33,18 @@ def test_same_seed_same_trajectory():
     assert trajectory_digest("classic", 4, 7) != trajectory_digest("classic", 4, 8)
 
 
-def test_flex_same_seed_same_trajectory():
-    assert trajectory_digest("flex", 4, 3) == trajectory_digest("flex", 4, 3)
-    assert trajectory_digest("flex", 4, 3) != trajectory_digest("flex", 4, 4)
+@pytest.mark.parametrize("variant", ["flex", "flip"])
+def test_variant_same_seed_same_trajectory(variant):
+    assert trajectory_digest(variant, 4, 3) == trajectory_digest(variant, 4, 3)
+    assert trajectory_digest(variant, 4, 3) != trajectory_digest(variant, 4, 4)
+
+
+def test_flip_pairing_comes_from_the_seed_or_the_fixed_table():
+    random_game = Game("flip", num_players=2)
+    assert random_game.new_state(1).deck_cards == random_game.new_state(1).deck_cards
+    assert random_game.new_state(1).deck_cards != random_game.new_state(2).deck_cards
+    fixed = Game("flip", num_players=2, **{"flip.pairing": "fixed"})
+    assert fixed.new_state(1).deck_cards == fixed.new_state(2).deck_cards
 
 
 def test_same_trajectory_in_a_fresh_process():

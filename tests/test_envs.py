@@ -122,6 +122,55 @@ def test_flex_observation_shows_power_cards_but_no_hidden_cards():
     assert not np.array_equal(enc.encode(a, 0), enc.encode(c, 0))
 
 
+def test_flip_observation_shows_opponents_back_faces_but_not_your_own():
+    """RULES.md §1.13: opponents' inactive faces and the draw pile top's are public; a seat's own are not."""
+    game = uno_env.Game("flip", num_players=3)
+    enc = ObservationEncoder(game)
+    base = {"discard": ["A:G5|D:Pu4"], "hands": [["A:R3|D:Pk1", "A:B9|D:Tl2"], ["A:Y1|D:Or5", "A:G8|D:Pu7"],
+                                                   ["A:B1|D:Pk3"]], "draw_pile": ["A:Y5|D:Tl9", "A:R9|D:Or2"]}
+    # P0's own backs, the opponents' active faces, the draw pile under its top: all hidden from P0
+    hidden = {**base, "hands": [["A:R3|D:Or1", "A:B9|D:Tl3"], ["A:G2|D:Or5", "A:Y8|D:Pu7"], ["A:R1|D:Pk3"]],
+              "draw_pile": ["A:G6|D:Tl9", "A:B2|D:Pk9"]}
+    a, b = game.state_from_spec(base), game.state_from_spec(hidden)
+    assert np.array_equal(enc.encode(a, 0), enc.encode(b, 0))
+    assert not np.array_equal(enc.encode(a, 1), enc.encode(b, 1))  # P1 sees P0's backs
+    flip = enc.offsets["flip"]
+    faces = game.faces_per_side
+    p1_backs = enc.encode(a, 0)[flip][1:1 + faces]
+    assert [game.deck.name_of[54 + i] for i in np.flatnonzero(p1_backs)] == ["D:Or5", "D:Pu7"]
+    # an opponent's backs and the draw pile's top back are visible
+    c = game.state_from_spec({**base, "hands": [base["hands"][0], ["A:Y1|D:Or6", "A:G8|D:Pu7"], base["hands"][2]]})
+    d = game.state_from_spec({**base, "draw_pile": ["A:Y5|D:Tl8", "A:R9|D:Or2"]})
+    assert not np.array_equal(enc.encode(a, 0), enc.encode(c, 0))
+    assert not np.array_equal(enc.encode(a, 0), enc.encode(d, 0))
+    # after a FLIP the dark faces are active: P0 now sees its own D faces, the others' A faces as backs
+    s = game.state_from_spec({**base, "hands": [["A:G-FLIP|D:Tl-SE", "A:R3|D:Pk1", "A:B9|D:Tl2"],
+                                                base["hands"][1], base["hands"][2]]})
+    game.step(s, "play A:G-FLIP")
+    obs = enc.encode(s, 0)
+    assert obs[flip][0] == 1.0 and obs[enc.offsets["hand"]][game.parse_card("D:Pk1")] == 1
+    assert obs[flip][1 + faces:1 + 2 * faces][game.parse_card("A:B1")] == 1  # P2's back is now its A face
+
+
+def test_flip_duel_reveals_reach_every_seat():
+    """Megatron: both whole hands are shown to everyone (AMB-B18); Optimus: both highest numbers."""
+    game = uno_env.Game("flip", num_players=3)
+    enc = ObservationEncoder(game)
+    s = game.state_from_spec({"side": "D", "discard": ["D:Pk2"], "draw_pile": ["D:Or1", "D:Or2"],
+                              "hands": [["MEG", "D:Pk3", "D:Tl8"], ["D:Or5", "D:Pu9"], ["D:Pk4"]]})
+    game.step(s, "play MEG")
+    game.step(s, "target P1")
+    duel = enc.offsets["duel"]
+    shown = [enc.encode(s, q)[duel] for q in range(3)]
+    k = game.num_kinds
+    m = game.variant.max_players
+    for q in range(3):
+        cards_o = shown[q][2 + 2 * m:2 + 2 * m + k]
+        cards_t = shown[q][2 + 2 * m + k:]
+        assert cards_o[game.parse_card("D:Tl8")] == 1 and cards_t[game.parse_card("D:Pu9")] == 1
+    assert shown[0][2] == 1 and shown[1][2 + 2] == 1  # relative seat of the originator P0
+
+
 def test_challenge_reveal_goes_to_the_challenger_only():
     game = uno_env.Game("classic", num_players=3)
     enc = ObservationEncoder(game)

@@ -152,3 +152,12 @@ def test_play_flex_shows_power_cards_and_offers_flex_plays():
     _, text = _session("1\n" * 600, players=3, opponents=["heuristic"], variant="flex", seed=2)
     assert "power cards: you ✓" in text
     assert re.search(r"^  \d+\) play \S+ flex$", text, re.M)  # a FLEX-mode play was offered to the person
+
+
+def test_play_flip_shows_back_faces_of_others_only():
+    _, text = _session("1\n" * 800, players=3, opponents=["heuristic"], variant="flip", seed=2)
+    assert "active side A (AUTOBOTS)" in text and "active side D (DÉCEPTICONS)" in text
+    assert "P1's back faces: " in text and "P0's back faces" not in text  # never the person's own backs
+    assert "draw pile top's back face: " in text and "last duel (" in text
+    assert re.search(r"^top (A:|D:|OPT|W\+2|MEG|WDC)\S*   colour", text, re.M)  # the top shows its active face only
+    assert "|" not in "\n".join(line for line in text.splitlines() if line.startswith(("top ", "your hand")))

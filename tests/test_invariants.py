@@ -1,6 +1,7 @@
 """Seeded random games with every invariant checked after every step (RULES.md §6.7).
 
-2,000 games per preset and per house rule, at 2, 4 and the maximum player count. Most games
+2,000 games per preset and per house rule, at 2, 4 and the maximum player count (Flip: with the
+physical two-sided cards conserved and oriented to the active side after every step). Most games
 prefer card plays (``eager``) so they end in a win; every 40th game picks uniformly among all
 legal actions (long games with many voluntary draws, reshuffles and truncations).
 """
@@ -13,7 +14,8 @@ from uno_env import VARIANTS, Game
 
 GAMES = 2000
 
-PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi", "flex") for n in (2, 4, VARIANTS[v].max_players)]
+PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi", "flex", "flip")
+           for n in (2, 4, VARIANTS[v].max_players)]
 
 HOUSE_RULES = [
     {"stacking": "any"},
@@ -44,6 +46,12 @@ FLEX_RULES = [
      "uno_call": "explicit"},
 ]
 FLEX = [("flex", n, opts) for opts in FLEX_RULES for n in (2, 4, 8)]
+FLIP_RULES = [
+    {"flip.pairing": "fixed", "flip.megatron_no_number": "counts_as_lowest", "flip.wdc_wild_satisfies": True},
+    {"restricted_wild_bluffing": False, "flip.optimus_place_requires_match": True, "uno_call": "explicit",
+     "flip.last_card_flip_resolves": False, "flip.wild_counts_as_match": False},
+]
+FLIP = [("flip", n, opts) for opts in FLIP_RULES for n in (2, 4, 10)]
 
 
 def _id(case):
@@ -52,7 +60,7 @@ def _id(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED + FLEX, ids=_id)
+@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED + FLEX + FLIP, ids=_id)
 def test_random_games_keep_invariants(case):
     variant, n, opts = case
     game = Game(variant, num_players=n, **opts)
@@ -67,7 +75,7 @@ def test_random_games_keep_invariants(case):
     assert outcomes["win"] > GAMES // 2, outcomes  # games end by someone going out, not by the cap
 
 
-@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi", "flex"])
+@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi", "flex", "flip"])
 def test_matches_keep_invariants(variant):
     game = Game(variant, num_players=3, match=True, max_steps=200_000)
     for seed in range(20):

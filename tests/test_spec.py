@@ -7,12 +7,13 @@ import pytest
 from uno_env import Game, load_scenario
 
 
-@pytest.mark.parametrize("variant, options", [("classic", {"stacking": "any"}), ("flex", {})])
+@pytest.mark.parametrize("variant, options", [("classic", {"stacking": "any"}), ("flex", {}), ("flip", {})])
 def test_to_spec_round_trips_a_turn_state(variant, options):
-    """Random TURN states written by to_spec read back to the same spec and legal actions (Flex: power too)."""
+    """Random TURN states written by to_spec read back to the same spec and legal actions (Flex: power too;
+    Flip: the side and every card's pairing)."""
     game = Game(variant, num_players=4, **options)
     rng = np.random.default_rng(1)
-    checked = power_off = 0
+    checked = power_off = dark = 0
     for seed in range(30):
         state = game.new_state(seed)
         for _ in range(int(rng.integers(0, 60))):
@@ -24,12 +25,16 @@ def test_to_spec_round_trips_a_turn_state(variant, options):
             continue
         spec = game.to_spec(state)
         power_off += variant == "flex" and not all(spec["power"])
+        dark += spec.get("side") == "D"
         again = game.state_from_spec(spec)
         assert game.to_spec(again) == spec
         assert game.legal_actions(again) == game.legal_actions(state)
+        if variant == "flip":  # the same physical cards, so the next flip turns up the same faces
+            assert again.deck_cards == state.deck_cards
         checked += 1
     assert checked >= 10
     assert variant != "flex" or power_off >= 3  # the round trips include red power cards
+    assert variant != "flip" or dark >= 3       # and dark-side states
 
 
 def test_unplaced_cards_fill_counts_then_go_under_the_draw_pile():
@@ -71,3 +76,15 @@ def test_start_true_turns_the_starter_from_the_draw_pile():
     state = game.state_from_spec({"dealer": 1, "start": True, "draw_pile": ["G4"], "hands": [7, 7, 7, 7]})
     spec = game.to_spec(state)
     assert spec["discard"] == ["G4"] and spec["colour"] == "G" and state.current_seat == 2
+
+
+def test_flip_spec_pairs_named_cards_and_reads_the_side():
+    game = Game("flip", num_players=2)
+    state = game.state_from_spec({"side": "D", "discard": ["D:Pk5|A:R7"], "colour": "Pk",
+                                  "hands": [["A:G3|D:Tl5", "MEG"], ["WDC"]], "draw_pile": ["OPT|D:Or1"]})
+    spec = game.to_spec(state)
+    assert spec["side"] == "D" and spec["colour"] == "Pk"
+    assert spec["discard"][-1] == "A:R7|D:Pk5" and spec["draw_pile"][0] == "OPT|D:Or1"
+    assert "A:G3|D:Tl5" in spec["hands"][0] and spec["hands"][0][1].endswith("|MEG")
+    assert game.legal_action_strings(state) == ["play D:Tl5", "play MEG", "draw"]
+

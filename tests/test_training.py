@@ -46,15 +46,16 @@ def test_short_self_play_run_writes_every_output_and_resumes(tmp_path):
     assert any(d.startswith("resumed-") for d in os.listdir(run))
 
 
-def test_flex_self_play_smoke_run(tmp_path):
-    summary = train(_tiny(tmp_path, variant="flex", num_players=3, run_name="flex-smoke"), progress=False)
+@pytest.mark.parametrize("variant", ["flex", "flip"])
+def test_variant_self_play_smoke_run(tmp_path, variant):
+    summary = train(_tiny(tmp_path, variant=variant, num_players=3, run_name=f"{variant}-smoke"), progress=False)
     assert summary["timesteps"] >= 512
-    game = Game("flex", num_players=3)
-    agent = agents.load(str(tmp_path / "flex-smoke" / "policy"), game)
-    assert agent.policy.metadata["variant"] == "flex"
+    game = Game(variant, num_players=3)
+    agent = agents.load(str(tmp_path / f"{variant}-smoke" / "policy"), game)
+    assert agent.policy.metadata["variant"] == variant
     s = game.new_state(0)
     enc = ObservationEncoder(game)
-    while not s.is_over:  # the exported policy plays every Flex decision legally
+    while not s.is_over:  # the exported policy plays every decision of the variant legally
         game.step(s, agent.act(enc.encode(s, s.current_seat), game.legal_action_mask(s)))
 
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_env import Game, RuleSet
+from uno_env import VARIANTS, Game, RuleSet
 
 
 def add_parser(sub) -> None:
     """Register the ``demo`` sub-command."""
     p = sub.add_parser("demo", help="play and print one seeded game between random players")
-    p.add_argument("--variant", default="classic", help="preset name (classic, alphabet, xiangqi)")
+    p.add_argument("--variant", default="classic", help=f"preset name ({', '.join(VARIANTS)})")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=0, help="seeds the deal and the players' choices")
     p.add_argument("--rules", help="YAML rule config (configs/rules/*.yaml); overrides --variant/--players")

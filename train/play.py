@@ -1,7 +1,8 @@
 """``uno-env play``: a person plays in the terminal against agents.
 
 Shows only what the person's seat may see (own hand, top card, current colour, direction, every
-opponent's card count, a pending penalty, a hand shown to it by a challenge), lists the legal
+opponent's card count, a pending penalty, a hand shown to it by a challenge; Flex power cards;
+Flip's active side, the opponents' back faces, the draw pile top's back face, the last duel), lists the legal
 options numbered, and also accepts typed actions (``play R7``, ``colour B``, ``draw``, ``pass``) or
 just a card (``R7``). Every sub-decision is asked. Opponents' actions are narrated with public
 information only (a drawn card is never named). Bad input re-prompts; ``quit`` leaves.
@@ -53,12 +54,14 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     n = state.num_players
     direction = "clockwise" if state.direction == 1 else "counter-clockwise"
     colour = spec["colour"] or "(being declared)"
-    lines = [f"top {term.card(spec['discard'][-1])}   colour {colour}   direction {direction}   "
+    lines = [f"top {term.card(game.card_name(state.discard[-1]))}   colour {colour}   direction {direction}   "
              f"draw pile {len(state.draw_pile)}",
              "opponents: " + ", ".join(f"P{q} {state.hand_size[q]} cards" for q in range(n) if q != seat)]
     if "power" in spec:  # Flex: every power card is public
         lines.append("power cards: " + ", ".join(
             f"{'you' if q == seat else f'P{q}'} {'✓' if spec['power'][q] else '✘'}" for q in range(n)))
+    if game.physical is not None:  # Flip: the side, and the back faces this seat may see (never its own)
+        lines += _flip_view(game, state, seat)
     pen = (spec["pending"] or {}).get("penalty")
     if pen:
         who = "you" if pen["target"] == seat else f"P{pen['target']}"
@@ -69,6 +72,23 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
         cards = [game.card_name(k) for k, c in enumerate(counts) for _ in range(c)]
         lines.append(f"P{owner} showed you: {' '.join(term.card(c) for c in cards)}")
     lines.append("your hand: " + " ".join(term.card(c) for c in game.hand_cards(state, seat)))
+    return lines
+
+
+def _flip_view(game: Game, state, seat: int) -> list[str]:
+    names = game.deck.name_of
+    side = "A (AUTOBOTS)" if state.side == 0 else "D (DÉCEPTICONS)"
+    lines = [f"active side {side}"]
+    for q in range(state.num_players):
+        if q != seat:
+            lines.append(f"  P{q}'s back faces: " + " ".join(names[k] for k in sorted(game.physical.backs(state, q))))
+    if state.draw_cards:
+        back = game.physical.face(state.draw_cards[-1], 1 - state.side)
+        lines.append(f"  draw pile top's back face: {names[back]}")
+    if state.duel is not None:
+        kind, p, t, shown_p, shown_t = state.duel
+        lines.append(f"  last duel ({names[kind]}): P{p} showed {' '.join(names[k] for k in shown_p) or 'no number'}, "
+                     f"P{t} showed {' '.join(names[k] for k in shown_t) or 'no number'}")
     return lines
 
 

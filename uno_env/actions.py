@@ -62,7 +62,9 @@ class ActionLayout:
         if self.flex0 >= 0:
             out.append((f"{self.flex0}..{self.flex0 + k - 1}", "play <card> flex"))
         out.append((str(self.draw), self.draw_word))
-        out.append((f"{self.colour0}..{self.colour0 + 3}", "colour " + "/".join(self.deck.colours)))
+        colours = " or ".join("/".join(c) for c in self.deck.side_colours or (self.deck.colours,))
+        out.append((f"{self.colour0}..{self.colour0 + 3}", "colour " + colours + (" (the active side's)"
+                                                                                 if self.deck.side_colours else "")))
         if self.num_targets:
             out.append((f"{self.target0}..{self.target0 + self.num_targets - 1}", "target, relative offset 1.."
                         f"{self.num_targets}"))
@@ -72,8 +74,12 @@ class ActionLayout:
             out.append((str(self.challenge + SPECIAL_WORDS.index(word)), word))
         return out
 
-    def to_string(self, action: int, seat: int | None = None, num_players: int | None = None) -> str:
-        """Readable form of an action id (targets as absolute seats when the deciding seat is given)."""
+    def to_string(self, action: int, seat: int | None = None, num_players: int | None = None,
+                  colours: tuple[str, ...] | None = None) -> str:
+        """Readable form of an action id (targets as absolute seats when the deciding seat is given).
+
+        ``colours``: the colour names to use (Flip: the active side's); default the deck's.
+        """
         a = int(action)
         k = self.num_kinds
         names = self.deck.name_of
@@ -84,7 +90,7 @@ class ActionLayout:
         if a == self.draw:
             return self.draw_word
         if self.colour0 <= a < self.colour0 + 4:
-            return f"colour {self.deck.colours[a - self.colour0]}"
+            return f"colour {(colours or self.deck.colours)[a - self.colour0]}"
         if self.num_targets and self.target0 <= a < self.target0 + self.num_targets:
             offset = a - self.target0 + 1
             if seat is None or num_players is None:
@@ -96,8 +102,12 @@ class ActionLayout:
             return SPECIAL_WORDS[a - self.challenge]
         raise ActionParseError(f"action id {action!r} is outside the action space 0..{self.size - 1}")
 
-    def from_string(self, text: str, seat: int | None = None, num_players: int | None = None) -> int:
-        """Action id of an action string (``play R7``, ``colour B``, ``target P2``, ``pass`` …)."""
+    def from_string(self, text: str, seat: int | None = None, num_players: int | None = None,
+                    colours: tuple[str, ...] | None = None) -> int:
+        """Action id of an action string (``play R7``, ``colour B``, ``target P2``, ``pass`` …).
+
+        ``colours``: the colour names the state reads (Flip: the active side's); others are refused.
+        """
         if not isinstance(text, str):
             raise ActionParseError(f"action string expected, got {text!r}")
         words = text.strip().split()
@@ -119,6 +129,12 @@ class ActionLayout:
         if verb in ("draw", "press") and len(words) == 1:
             return self.draw
         if verb in ("colour", "color") and len(words) == 2:
+            if colours is not None:
+                names = [c.upper() for c in colours]
+                if words[1].upper() not in names:
+                    raise ActionParseError(f"{text!r}: {words[1]!r} is not a colour of the active side; "
+                                           f"allowed: {', '.join(colours)}")
+                return self.colour0 + names.index(words[1].upper())
             try:
                 return self.colour0 + self.deck.colour_index(words[1])
             except ValueError as exc:

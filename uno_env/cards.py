@@ -34,6 +34,15 @@ class Effect(IntEnum):
     WILD_ALL_FLIP = 9
     WILD_TARGET_DRAW_TWO = 10
     WILD_ALL_DRAW = 11
+    # Flip (RULES.md §2.3): light (A) and dark (D) faces
+    DRAW_ONE = 12
+    DRAW_FIVE = 13
+    SKIP_EVERYONE = 14
+    FLIP = 15
+    OPTIMUS = 16
+    WILD_DRAW_TWO = 17
+    MEGATRON = 18
+    WILD_DRAW_COLOUR = 19
 
 
 _EFFECT_NAMES = {e.name.lower(): e for e in Effect}
@@ -52,6 +61,7 @@ class CardKind:
     count: int         # copies in the deck
     flex_colour: int = NO_COLOUR  # Flex: the second ("靈變") colour of a flex card
     flip_icon: bool = False       # Flex: a classic number card carrying the flip icon
+    side: int = 0                 # Flip: 0 = light (A) face, 1 = dark (D) face
 
     @property
     def is_wild(self) -> bool:
@@ -63,12 +73,16 @@ class Deck:
     """Immutable description of one variant's deck, with flat lookup tables."""
 
     def __init__(self, name: str, colours: tuple[str, ...], kinds: tuple[CardKind, ...],
-                 aliases: dict[str, int]):
+                 aliases: dict[str, int], side_colours: tuple[tuple[str, ...], ...] = ()):
         self.name = name
         self.colours = colours
         self.kinds = kinds
         self.num_kinds = len(kinds)
-        self.size = sum(k.count for k in kinds)
+        # Flip: each side's colour names (a colour index is read on the active side); () for one-sided decks
+        self.side_colours = side_colours
+        self.side_of = tuple(k.side for k in kinds)
+        # physical cards: a two-sided deck has as many cards as faces on one side
+        self.size = sum(k.count for k in kinds if k.side == 0)
         self.colour_of = tuple(k.colour for k in kinds)
         self.effect_of = tuple(k.effect for k in kinds)
         self.points_of = tuple(k.points for k in kinds)
@@ -105,15 +119,19 @@ class Deck:
         return kind
 
     def colour_index(self, text: str) -> int:
-        """Colour id of a colour letter such as 'R'."""
+        """Colour id of a colour letter such as 'R' (Flip: either side's names, e.g. 'Pk')."""
         key = str(text).strip().upper()
-        for i, c in enumerate(self.colours):
-            if c.upper() == key:
-                return i
-        raise CardNotationError(f"{text!r} is not a colour of the {self.name} deck; allowed: {', '.join(self.colours)}")
+        for names in self.side_colours or (self.colours,):
+            for i, c in enumerate(names):
+                if c.upper() == key:
+                    return i
+        allowed = " / ".join(", ".join(names) for names in self.side_colours or (self.colours,))
+        raise CardNotationError(f"{text!r} is not a colour of the {self.name} deck; allowed: {allowed}")
 
 
 def _build_deck(manifest: dict, source: str) -> Deck:
+    if isinstance(manifest, dict) and "sides" in manifest:
+        return _build_two_sided(manifest, source)
     try:
         name = str(manifest["name"])
         colours = tuple(str(c) for c in manifest["colours"])
@@ -162,6 +180,36 @@ def _build_deck(manifest: dict, source: str) -> Deck:
                      int(entry["points"]), int(entry["count"])),
             [nm, *(str(a) for a in entry.get("aliases", []))])
     return Deck(name, colours, tuple(kinds), aliases)
+
+
+def _build_two_sided(manifest: dict, source: str) -> Deck:
+    """A Flip deck: the faces of both sides as one kind list (side A first), names prefixed ``A:`` / ``D:``."""
+    try:
+        name = str(manifest["name"])
+        sides = list(manifest["sides"])
+        if len(sides) != 2:
+            raise ValueError("sides must list exactly two sides (A, then D)")
+        faces = [_build_deck({"name": name, **{k: v for k, v in side.items() if k != "prefix"}}, source)
+                 for side in sides]
+        prefixes = [str(side["prefix"]) for side in sides]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RuleError(f"deck manifest {source}: malformed two-sided deck ({exc})") from None
+    if faces[0].size != faces[1].size:
+        raise RuleError(f"deck manifest {source}: side A has {faces[0].size} faces but side D {faces[1].size}; "
+                        f"every physical card has one face per side")
+    kinds: list[CardKind] = []
+    aliases: dict[str, int] = {}
+    for side, (deck, prefix) in enumerate(zip(faces, prefixes)):
+        offset = len(kinds)
+        for k in deck.kinds:
+            shown = k.name if k.is_wild else prefix + k.name  # RULES.md §0.3: A:R7, D:Pk-SE, but OPT, WDC
+            kinds.append(CardKind(offset + k.index, shown, k.colour, f"{prefix}{k.rank}", k.effect, k.points,
+                                  k.count, side=side))
+        for spelling, index in deck._aliases.items():
+            for s in (spelling, prefix + spelling, (prefix + spelling).upper()):
+                if aliases.setdefault(s, offset + index) != offset + index:
+                    raise RuleError(f"deck manifest {source}: spelling {s!r} names two cards")
+    return Deck(name, faces[0].colours, tuple(kinds), aliases, side_colours=(faces[0].colours, faces[1].colours))
 
 
 def _effect(entry: dict, source: str) -> Effect:

@@ -12,6 +12,7 @@ changes anything, so an ``IllegalActionError`` leaves the state as it was.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,8 @@ class Game:
             Phase.MULTI_PLAY: self._on_multi_play,
             Phase.CHOOSE_TARGET: self._on_target,
         }
+        for phase, handler in self.extra_handlers.items():  # a variant's own phases: handler(g, s, action, legal)
+            self._handlers[phase] = partial(handler, self)
 
     @staticmethod
     def _load_deck(vdef, rules):
@@ -98,7 +101,7 @@ class Game:
             match.append(tuple(row))
         self.playable_on = tuple(match)
         self.restricted_kinds = frozenset(k for k in range(deck.num_kinds)
-                                          if deck.effect_of[k] == Effect.WILD_DRAW_FOUR)
+                                          if deck.effect_of[k] in self.variant.restricted_effects)
         self.response_kinds = tuple(k for k in range(deck.num_kinds)
                                     if deck.effect_of[k] in self.variant.response_effects)
         self.multi_effects = frozenset((Effect.NUMBER, Effect.SKIP, Effect.REVERSE, Effect.DRAW_TWO))
@@ -108,6 +111,7 @@ class Game:
         self.effects = [v.effects.get(e) for e in range(max(Effect) + 1)]
         self.can_respond_with = v.can_respond_with
         self.draw_cards = turn.draw_cards
+        self.draw_one = turn.draw_one
         self.wild_counts_as_match = v.wild_counts_as_match
         self.challenge_fail_extra = v.challenge_fail_extra
         self.uno_mode = o["uno_call"]
@@ -136,6 +140,13 @@ class Game:
         self.flexable_counts = False          # held flex cards count for the restricted-wild test
         self.flex_turn_plays = None           # (g, s, p) -> ascending FLEX-mode play ids legal for seat p now
         self.self_target = False
+        self.wild_steps = turn.wild_steps     # (g, s, p, kind) -> agenda steps a wild asks for
+        self.agenda_steps = turn.STEPS        # agenda step handlers (a variant appends its own)
+        self.physical = None                  # Flip: tracker of the two-sided physical cards
+        self.early_call_kinds = frozenset()   # kinds whose UNO call is asked before their effect (Flip's duels)
+        self.until_wild_satisfies = False     # a drawn wild ends a draw-until-colour (Flip option)
+        self.extra_handlers = {}              # Phase -> handler(s, action, legal) of a variant's own phases
+        self.extra_legal = {}                 # Phase -> (g, s) -> legal actions of a variant's own phases
         if v.configure is not None:
             v.configure(self, o)
 
@@ -236,7 +247,8 @@ class Game:
             if self.multi_any_subset or s.multi[1] == 1:
                 acts.append(L.pass_)
             return acts
-        return []
+        legal = self.extra_legal.get(phase)
+        return legal(self, s) if legal is not None else []
 
     def _turn_plays(self, s: State, p: int) -> list[int]:
         hand = s.hands[p]
@@ -333,7 +345,7 @@ class Game:
         elif self.draw_until_playable and forced:
             first = True
             while True:
-                kind = turn.draw_one(self, s, p)
+                kind = self.draw_one(self, s, p)
                 if kind < 0:
                     break
                 if self._drawn_card_plays(s, p, kind):
@@ -344,7 +356,7 @@ class Game:
                     return
                 first = False
         else:
-            kind = turn.draw_one(self, s, p)
+            kind = self.draw_one(self, s, p)
             if kind >= 0 and self._drawn_card_plays(s, p, kind):
                 self._offer_drawn(s, kind)
                 return
@@ -440,12 +452,19 @@ class Game:
     def action_to_string(self, action: int, state: State | None = None) -> str:
         """Readable action (``play R7``, ``colour B``, ``target P2`` with a state, ``pass`` …)."""
         seat = state.current_seat if state is not None else None
-        return self.layout.to_string(action, seat, self.num_players)
+        return self.layout.to_string(action, seat, self.num_players, self.colour_names(state))
 
     def action_from_string(self, text: str, state: State | None = None) -> int:
         """Action id of an action string; absolute targets (``target P2``) need the state."""
         seat = state.current_seat if state is not None else None
-        return self.layout.from_string(text, seat, self.num_players)
+        return self.layout.from_string(text, seat, self.num_players, self.colour_names(state))
+
+    def colour_names(self, state: State | None = None) -> tuple[str, ...] | None:
+        """Names of the colours as the state reads them (Flip: the active side's); None: the deck's own."""
+        sides = self.deck.side_colours
+        if not sides or state is None:
+            return None
+        return sides[state.side]
 
     # ----------------------------------------------------------------- cards
 
@@ -457,7 +476,12 @@ class Game:
         """Kind id of a card in notation."""
         return self.deck.parse(text)
 
+    def colour_name(self, s: State, colour: int | None = None) -> str:
+        """Name of a colour index (default: the current colour) as the state reads it."""
+        names = self.colour_names(s) or self.deck.colours
+        return names[s.colour if colour is None else colour]
+
     def hand_cards(self, s: State, seat: int) -> list[str]:
-        """A seat's hand in card notation, sorted by kind."""
+        """A seat's hand in card notation, sorted by kind (Flip: active faces; ``to_spec`` writes both)."""
         names = self.deck.name_of
         return [names[k] for k, c in enumerate(s.hands[seat]) for _ in range(c)]

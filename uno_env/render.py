@@ -19,7 +19,7 @@ def render_text(game, s: State) -> str:
     lines = [head,
              f"top {spec['discard'][-1]}  colour {spec['colour']}  direction "
              f"{'clockwise' if s.direction == 1 else 'counter-clockwise'}  draw pile {len(s.draw_pile)}  "
-             f"discard {len(s.discard)}"]
+             f"discard {len(s.discard)}" + (f"  side {spec['side']}" if "side" in spec else "")]
     pending = spec["pending"] or {}
     if "penalty" in pending:
         pen = pending["penalty"]

@@ -54,9 +54,12 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     rng = np.random.default_rng(seed)
     start = _flag(spec, "start", False)
 
-    pool = Counter({k: c for k, c in enumerate(deck.count_of)})
-    discard = _cards(g, spec, "discard", pool)
-    draw_top_first = _cards(g, spec, "draw_pile", pool)
+    if g.variant.spec_cards is not None:  # Flip: cards are read as their active-side faces
+        pool, parse = g.variant.spec_cards(g, spec)
+    else:
+        pool, parse = Counter({k: c for k, c in enumerate(deck.count_of)}), deck.parse
+    discard = _cards(g, spec, "discard", pool, parse)
+    draw_top_first = _cards(g, spec, "draw_pile", pool, parse)
     hands_spec = spec.get("hands")
     if hands_spec is None:
         hands_spec = [g.hand_size] * n
@@ -71,7 +74,7 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
                 raise SpecError(f"hands[{seat}] = {entry} must be a non-negative count")
             hands.append(entry)
         else:
-            hands.append(_card_list(g, entry, f"hands[{seat}]", pool))
+            hands.append(_card_list(g, entry, f"hands[{seat}]", pool, parse))
 
     unplaced = [k for k in sorted(pool) for _ in range(pool[k])]
     unplaced = [unplaced[i] for i in rng.permutation(len(unplaced))]
@@ -215,20 +218,20 @@ def _check_rules(g, spec: Mapping) -> None:
                         f"Game.from_spec(spec)")
 
 
-def _cards(g, spec: Mapping, key: str, pool: Counter) -> list[int]:
+def _cards(g, spec: Mapping, key: str, pool: Counter, parse) -> list[int]:
     value = spec.get(key)
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):
         raise SpecError(f"{key} must be a list of cards, got {value!r}")
-    return _card_list(g, value, key, pool)
+    return _card_list(g, value, key, pool, parse)
 
 
-def _card_list(g, cards, where: str, pool: Counter) -> list[int]:
+def _card_list(g, cards, where: str, pool: Counter, parse) -> list[int]:
     out = []
     for i, text in enumerate(cards):
         try:
-            kind = g.deck.parse(text)
+            kind = parse(text)
         except SpecError as exc:
             raise type(exc)(f"{where}[{i}]: {exc}") from None
         if pool[kind] <= 0:

@@ -24,7 +24,8 @@ class Phase(str, Enum):
     MULTI_PLAY = "MULTI_PLAY"                    # continue placing cards of the same rank, or stop
     GAME_OVER = "GAME_OVER"                      # nobody decides any more
     # phases of single variants (after the common ones, so the common observation layout is stable)
-    CHOOSE_TARGET = "CHOOSE_TARGET"              # Flex: the opponent a targeted FLEX wild hits
+    CHOOSE_TARGET = "CHOOSE_TARGET"              # Flex: the opponent a targeted FLEX wild hits; Flip: a duel opponent
+    OPTIMUS_PLACE = "OPTIMUS_PLACE"              # Flip: the Optimus duel winner places a card under it, or stops
 
     def __str__(self) -> str:
         return self.value
@@ -33,22 +34,26 @@ class Phase(str, Enum):
 class Penalty:
     """A pending draw penalty (Draw Two / WD4, possibly stacked or deflected)."""
 
-    __slots__ = ("total", "target", "last_effect", "challenge", "resume")
+    __slots__ = ("total", "target", "last_effect", "challenge", "resume", "until")
 
-    def __init__(self, total: int, target: int, last_effect: int, challenge: tuple | None, resume: int = -1):
+    def __init__(self, total: int, target: int, last_effect: int, challenge: tuple | None, resume: int = -1,
+                 until: int = -1):
         self.total = total              # cards the final target draws
         self.target = target            # seat that must respond now
         self.last_effect = last_effect  # effect of the last draw card added (same_value stacking)
         self.challenge = challenge      # (offender, guilty) while the top card is a challengeable wild
         self.resume = resume            # seat whose turn follows, or -1: the seat after the one who drew
+        self.until = until              # Flip's Wild Draw Colour: draw until this colour first, -1: no
 
     def copy(self) -> "Penalty":
         """Independent copy."""
-        return Penalty(self.total, self.target, self.last_effect, self.challenge, self.resume)
+        return Penalty(self.total, self.target, self.last_effect, self.challenge, self.resume, self.until)
 
     def as_dict(self) -> dict:
         """Plain description for ``to_spec``."""
         d = {"total": self.total, "target": self.target}
+        if self.until >= 0:
+            d["until_colour"] = self.until
         if self.challenge is not None:
             d["challengeable"] = True
         return d
@@ -64,6 +69,7 @@ class State:
         "winner", "is_over", "truncated", "blocked", "scores", "round_points", "round_winner",
         "dealer", "round_index", "steps", "idle_turns", "progress", "rng", "legal",
         "power", "flex_play", "target",
+        "side", "deck_cards", "draw_cards", "discard_cards", "hand_cards", "duel",
     )
 
     def __init__(self, num_players: int, num_kinds: int, rng: np.random.Generator):
@@ -105,6 +111,14 @@ class State:
         self.power = [True] * n          # Flex power cards: True = ✓ (may flex), False = ✘
         self.flex_play = False           # Flex: the placement being resolved is in FLEX mode
         self.target = -1                 # seat chosen by the last CHOOSE_TARGET decision
+        # Flip: physical two-sided cards (codes a * K + d of the A face a and D face d), kept beside the
+        # active faces above: the piles in the same order, each hand in the order its cards arrived
+        self.side = 0                    # active side: 0 = A (AUTOBOTS), 1 = D (DÉCEPTICONS)
+        self.deck_cards: tuple = ()      # the game's 112 physical cards (its pairing of faces)
+        self.draw_cards: list[int] = []
+        self.discard_cards: list[int] = []
+        self.hand_cards: list[list[int]] = []
+        self.duel: tuple | None = None   # last duel, public: (kind, originator, target, shown_o, shown_t)
 
     @property
     def returns(self) -> list[float]:
@@ -134,6 +148,9 @@ class State:
         other.multi = self.multi[:] if self.multi is not None else None
         other.reveals = self.reveals[:]
         other.power = self.power[:]
+        other.draw_cards = self.draw_cards[:]
+        other.discard_cards = self.discard_cards[:]
+        other.hand_cards = [h[:] for h in self.hand_cards]
         other.scores = self.scores[:]
         other.round_points = self.round_points[:]
         other.legal = self.legal[:] if self.legal is not None else None

@@ -25,9 +25,10 @@ RESPOND_STEP = (RESPOND,)
 def run(g, s) -> None:
     """Execute agenda steps until one waits for a decision (or the game ends)."""
     agenda = s.agenda
+    steps = g.agenda_steps  # STEPS, then a variant's own steps (Flip's duel)
     while agenda:
         step = agenda.pop()
-        waiting = _STEPS[step[0]](g, s, step)
+        waiting = steps[step[0]](g, s, step)
         if waiting is not None:
             s.waiting = waiting
             return
@@ -43,6 +44,8 @@ def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = Fals
     s.hands[p][kind] -= 1
     s.hand_size[p] -= 1
     s.discard.append(kind)
+    if g.physical is not None:
+        g.physical.place(s, p, kind)  # Flip: the physical card (and its other face) goes along
     s.progress = True
     resolve_placement(g, s, p, kind, 1, response)
 
@@ -51,14 +54,19 @@ def resolve_placement(g, s, p: int, kind: int, count: int, response: bool = Fals
     """Resolve cards already on the discard pile (``count`` of one rank, top = ``kind``)."""
     if g.is_wild[kind]:
         s.agenda.append((AFTER_PLACE, p, kind, count, response))
-        s.agenda.append((COLOUR, p))
-        if s.flex_play and kind in g.flex_target_kinds:  # (only wilds are targeted)
-            s.agenda.append((TARGET, p))  # the target is chosen first, then the colour
+        s.agenda += g.wild_steps(g, s, p, kind)
     else:
         s.colour = g.colour_of[kind]
         s.colour_declarer = -1
         after_colour(g, s, p, kind, count, response)
     run(g, s)
+
+
+def wild_steps(g, s, p: int, kind: int) -> list[tuple]:
+    """Decisions a wild asks for before its effect, as agenda steps (the last runs first)."""
+    if s.flex_play and kind in g.flex_target_kinds:  # Flex: the target is chosen first, then the colour
+        return [(COLOUR, p), (TARGET, p)]
+    return [(COLOUR, p)]
 
 
 def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
@@ -75,7 +83,7 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
         return
     if g.jump_in and (g.jump_in_wild or not g.is_wild[kind]):
         s.jump = (kind, p)
-    if s.hand_size[p] == 1 and g.uno_asks:
+    if s.hand_size[p] == 1 and g.uno_asks and kind not in g.early_call_kinds:
         s.agenda.append((UNO, p))
 
 
@@ -108,6 +116,18 @@ def draw_one(g, s, seat: int) -> int:
     s.hand_size[seat] += 1
     s.progress = True
     return kind
+
+
+def draw_until_colour(g, s, seat: int, colour: int, wild_satisfies: bool = False) -> int:
+    """``seat`` draws one card at a time until one of ``colour`` (Flip's Wild Draw Colour); returns how many."""
+    got = 0
+    while True:
+        kind = g.draw_one(g, s, seat)
+        if kind < 0:
+            return got  # nothing left to draw: the obligation ends (CORE-12)
+        got += 1
+        if g.colour_of[kind] == colour or (wild_satisfies and g.is_wild[kind]):
+            return got
 
 
 def reshuffle(g, s) -> bool:
@@ -150,16 +170,17 @@ def penalty_draw(g, s, seat: int) -> None:
 # --------------------------------------------------------------------------- draw penalties
 
 def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None, final: bool,
-                target: int = -1, resume: int = -1) -> None:
+                target: int = -1, resume: int = -1, until: int = -1) -> None:
     """Start or extend a draw penalty aimed at ``target`` (default: the seat after ``p``; HR-1 stacks extend it).
 
-    ``resume`` is the seat whose turn follows once it is resolved (default: the seat after the one who drew).
+    ``resume`` is the seat whose turn follows once it is resolved (default: the seat after the one who drew);
+    ``until`` a colour to draw until before the ``amount`` (Flip's Wild Draw Colour).
     """
     if target < 0:
         target = (p + s.direction) % s.num_players
     pen = s.penalty
     if pen is None:
-        s.penalty = pen = Penalty(amount, target, effect, challenge, resume)
+        s.penalty = pen = Penalty(amount, target, effect, challenge, resume, until)
     else:
         pen.total += amount
         pen.target = target
@@ -186,11 +207,18 @@ def _await_response(g, s, final: bool) -> None:
         s.agenda.append(RESPOND_STEP)
 
 
+def _pay(g, s, seat: int, pen: Penalty, extra: int) -> None:
+    """``seat`` draws what ``pen`` asks (until its colour first, if any) plus ``extra``."""
+    if pen.until >= 0:
+        draw_until_colour(g, s, seat, pen.until, g.until_wild_satisfies)
+    g.draw_cards(g, s, seat, pen.total + extra)
+
+
 def absorb(g, s) -> None:
     """The penalty's target draws the total and loses the turn."""
     pen = s.penalty
     s.penalty = None
-    g.draw_cards(g, s, pen.target, pen.total)
+    _pay(g, s, pen.target, pen, 0)
     s.next_seat = pen.resume if pen.resume >= 0 else (pen.target + s.direction) % s.num_players
 
 
@@ -201,10 +229,10 @@ def challenge(g, s, challenger: int) -> None:
     offender, guilty = pen.challenge
     s.reveals[challenger] = (offender, tuple(s.hands[offender]))
     if guilty:
-        g.draw_cards(g, s, offender, pen.total)
+        _pay(g, s, offender, pen, 0)
         s.next_seat = challenger  # the successful challenger takes a normal turn (AMB-G13)
     else:
-        g.draw_cards(g, s, challenger, pen.total + g.challenge_fail_extra)
+        _pay(g, s, challenger, pen, g.challenge_fail_extra)
         s.next_seat = (challenger + s.direction) % s.num_players  # and a losing one loses it (CORE-18)
     if pen.resume >= 0 and (guilty or pen.resume != challenger):
         s.next_seat = pen.resume  # a penalty that skips nobody (Flex's targeted draw) resumes where it said
@@ -293,15 +321,20 @@ def next_round(g, s, last_winner: int | None) -> None:
 def deal_round(g, s) -> None:
     """Shuffle the whole deck, deal one card at a time from the dealer's left, resolve the starter."""
     n = s.num_players
-    s.draw_pile = s.rng.permutation(g.deck_array).tolist()
     s.discard = []
     s.hands = [[0] * g.num_kinds for _ in range(n)]
     s.hand_size = [0] * n
-    pile = s.draw_pile
-    for i in range(g.hand_size * n):
-        seat = (s.dealer + 1 + i) % n
-        s.hands[seat][pile.pop()] += 1
-        s.hand_size[seat] += 1
+    if g.physical is not None:  # Flip: shuffle the physical cards, A faces up
+        g.physical.new_round(s)
+        for i in range(g.hand_size * n):
+            g.draw_one(g, s, (s.dealer + 1 + i) % n)
+    else:
+        s.draw_pile = s.rng.permutation(g.deck_array).tolist()
+        pile = s.draw_pile
+        for i in range(g.hand_size * n):
+            seat = (s.dealer + 1 + i) % n
+            s.hands[seat][pile.pop()] += 1
+            s.hand_size[seat] += 1
     s.direction = 1
     s.penalty = None
     s.reveals = [None] * n
@@ -396,7 +429,8 @@ def _start_turn(g, s, step):
     return step
 
 
-_STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn, _target)
+#: Agenda step handlers by step code; a variant may append its own (``Game.agenda_steps``).
+STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn, _target)
 
 
 def effect_number(g, s, p, kind, count, final):

@@ -27,6 +27,7 @@ class VariantDef:
     start_round: Callable                      # starter rule: resolves the first discard, queues the first turn
     can_respond_with: Callable                 # (g, s, penalty, kind) -> bool: stack/deflect legality
     response_effects: tuple[int, ...] = ()     # effects of cards that may answer a pending penalty
+    restricted_effects: tuple[int, ...] = (5,)  # effects of restricted, challengeable wilds (Effect.WILD_DRAW_FOUR)
     wild_counts_as_match: bool = False         # held wilds count for the restricted-wild test (CORE-16)
     challenge_fail_extra: int = 2              # extra cards an innocent-verdict challenger draws
     targets: bool = False                      # the action space has target actions
@@ -37,6 +38,7 @@ class VariantDef:
     configure: Callable | None = None          # (g, options) -> None: variant tables and option flags on the Game
     deck_option: str | None = None             # rule option naming a replacement deck manifest file
     read_spec: Callable | None = None          # (g, s, spec) -> None: variant keys of a scenario spec
+    spec_cards: Callable | None = None         # (g, spec) -> (pool Counter of kinds, parse(text) -> kind) for specs
     write_spec: Callable | None = None         # (g, s, spec) -> None: variant keys into to_spec's dict
     doc: str = ""
     extra: Mapping = field(default_factory=dict)
@@ -60,3 +62,4 @@ def get_variant(name: str) -> VariantDef:
 
 from . import classic  # noqa: E402,F401  (registers classic, alphabet, xiangqi)
 from . import flex  # noqa: E402,F401
+from . import flip  # noqa: E402,F401
