@@ -17,6 +17,11 @@ heuristic off-colour cards and never a wild while another card is left). The heu
 the opponents' visible back faces: it plays a FLIP when the next opponent's backs hold no wild or
 draw card and avoids one that would hand them those; it aims Megatron at the leader unless its
 own lowest number is high (then at the biggest hand, likelier to hold a lower card).
+
+Attack: both add a hit card to a Mass Hit whenever they hold one (the stack moves on and a card is
+shed); Wild Attacks and the Mass Hit's Wild Attack aim at the opponent with the fewest cards. The
+heuristic answers a hit with its cheapest hit card (Hit 1, then Hit 2, a Wild Attack last), plays
+Discard All for the cards of its colour it sheds, and keeps Wild Attacks for a player close to out.
 """
 from __future__ import annotations
 
@@ -28,10 +33,10 @@ from uno_env.cards import Effect
 from .view import ObservationView
 
 P = Effect  # short alias for the effect codes
-DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO, P.DRAW_ONE, P.DRAW_FIVE)
+DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO, P.DRAW_ONE, P.DRAW_FIVE, P.HIT_ONE, P.HIT_TWO)
 TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE,
-                 P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE)
-RESTRICTED_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR)
+                 P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE, P.HIT_ONE, P.HIT_TWO)
+RESTRICTED_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)
 STRONG_EFFECTS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON, P.DRAW_FIVE,
                   P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)
 
@@ -79,7 +84,7 @@ class _RuleBased:
         plays = v.plays(action_mask)
         if phase == "STACK_RESPONSE":
             if len(plays):
-                return int(self.choose_play(observation, plays))
+                return int(self.choose_response(observation, plays))
             return L.challenge if action_mask[L.challenge] and self.should_challenge(observation) else L.accept
         if phase == "MULTI_PLAY":
             return int(self.choose_play(observation, plays)) if len(plays) else L.pass_
@@ -100,6 +105,10 @@ class _RuleBased:
         fewest = min(sizes[off] for _, off in opponents)
         best = [a for a, off in opponents if sizes[off] == fewest]
         return int(best[int(self.rng.integers(len(best)))])
+
+    def choose_response(self, obs: np.ndarray, plays: np.ndarray) -> int:
+        """Card that answers a pending penalty (a stack, a deflection, Attack's Mass Hit)."""
+        return self.choose_play(obs, plays)
 
     def choose_placement(self, obs: np.ndarray, plays: np.ndarray) -> int:
         """Card to place under an Optimus (they have no effect: shed the most points)."""
@@ -174,12 +183,21 @@ class HeuristicAgent(_RuleBased):
                 score += self._flex_value(a, k, effect, power, n, near_out)
             if effect == P.FLIP:
                 score += self._flip_value(obs, threat)
+            elif effect == P.DISCARD_ALL:
+                score += 4.0 * (colour_counts[v.colour_of[k]] - 1)  # every other card of its colour goes too
             if n_hand <= 2 and v.is_wild[k]:
                 score += 40.0                             # going out: spend the wild
             score += self.rng.random() * 0.01
             if score > best_score:
                 best, best_score = a, score
         return best
+
+    def choose_response(self, obs, plays):
+        """Attack's Mass Hit (and stacks): the cheapest answering card, a wild last."""
+        v = self.view
+        order = {P.HIT_ONE: 0, P.DRAW_TWO: 0, P.HIT_TWO: 1, P.WILD_ATTACK: 2, P.WILD_DRAW_FOUR: 2}
+        return min(plays, key=lambda a: (order.get(v.effect_of[v.kind_of(a)], 0), v.points_of[v.kind_of(a)],
+                                         self.rng.random()))
 
     def _flip_value(self, obs, threat: bool) -> float:
         """Flip: the next opponent will hold its visible back faces; flip when those are weak, not when strong."""

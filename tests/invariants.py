@@ -52,8 +52,11 @@ def check_invariants(g: Game, s) -> None:
     assert legal == sorted(set(legal)), "legal actions not ascending and unique"
     for seat, size in enumerate(s.hand_size):
         # only a wild played as the last card is still waiting for its colour (CORE-24)
-        assert size > 0 or (seat == s.current_seat and s.phase in (Phase.CHOOSE_COLOUR, Phase.CHOOSE_TARGET)), \
+        assert size > 0 or s.eliminated[seat] or (seat == s.current_seat and s.phase in (Phase.CHOOSE_COLOUR, Phase.CHOOSE_TARGET)), \
             "empty hand in a running game"
+    if g.elimination:
+        assert not s.eliminated[s.current_seat], "a seat out of the match decides"
+        assert sum(not out for out in s.eliminated) >= 2, "a running elimination match with fewer than 2 seats"
     if g.rules.variant == "flex":
         assert any(s.power), "every power card is ✘ after a step (the reset must have turned them ✓)"
         assert len(s.power) == s.num_players

@@ -81,6 +81,37 @@ def test_rule_based_agents_answer_every_flip_decision(players, options):
     assert expected <= phases, expected - phases
 
 
+@pytest.mark.parametrize("players, options", [
+    (2, {}), (4, {"uno_call": "explicit", "attack.launcher_model": "categorical"}),
+    (10, {"attack.allow_self_target": True, "attack.launcher_model": "fixed"}),
+])
+def test_rule_based_agents_answer_every_attack_decision(players, options):
+    phases, _ = _play_rule_based_games(Game("attack", num_players=players, **options), 25)
+    expected = {"TURN", "CHOOSE_COLOUR", "CHOOSE_TARGET", "STACK_RESPONSE"}
+    if options.get("uno_call") == "explicit":
+        expected |= {"UNO_CALL"}
+    assert expected <= phases, expected - phases
+
+
+def test_attack_heuristic_adds_its_cheapest_hit_and_attacks_the_leader():
+    game = Game("attack", num_players=4, **{"attack.launcher_model": "scripted"})
+    bot = agents.load("heuristic", game, seed=0)
+    enc = ObservationEncoder(game)
+    s = game.state_from_spec({"discard": ["G3"], "current": 3,
+                              "hands": [["WA", "R-H2", "Y-H1", "B5"], 6, 2, ["G-H1", "R1"]]})
+    game.step(s, "play G-H1")  # P0 is hit: it answers with Hit 1, its cheapest hit card
+    assert s.phase == "STACK_RESPONSE"
+    assert game.action_to_string(bot.act(enc.encode(s, 0), game.legal_action_mask(s))) == "play Y-H1"
+    # a Wild Attack goes to the opponent with the fewest cards
+    s = game.state_from_spec({"discard": ["G3"], "hands": [["WA", "B5", "B6"], 6, 2, 5]})
+    game.step(s, "play WA")
+    game.step(s, "colour B")
+    assert game.action_to_string(bot.act(enc.encode(s, 0), game.legal_action_mask(s)), s) == "target P2"
+    # Discard All with three more cards of its colour beats a plain number of that colour
+    s = game.state_from_spec({"discard": ["Y3"], "hands": [["Y-DA", "Y9", "Y1", "Y2", "R5"], 6, 6, 6]})
+    assert game.action_to_string(bot.act(enc.encode(s, 0), game.legal_action_mask(s))) == "play Y-DA"
+
+
 def test_flip_heuristic_reads_back_faces_and_places_under_optimus():
     game = Game("flip", num_players=2)
     bot = agents.load("heuristic", game, seed=0)
@@ -125,7 +156,7 @@ def test_flex_heuristic_spends_power_only_where_flex_helps():
 
 
 @pytest.mark.parametrize("variant, min_vs_random, over_vs_greedy", [("classic", 0.62, 0.5), ("flex", 0.8, 0.55),
-                                                                    ("flip", 0.8, 0.55)])
+                                                                    ("flip", 0.8, 0.55), ("attack", 0.8, 0.52)])
 def test_heuristic_beats_random_and_greedy(variant, min_vs_random, over_vs_greedy):
     game = Game(variant, num_players=2)
     vs_random = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),

@@ -33,7 +33,7 @@ def test_same_seed_same_trajectory():
     assert trajectory_digest("classic", 4, 7) != trajectory_digest("classic", 4, 8)
 
 
-@pytest.mark.parametrize("variant", ["flex", "flip"])
+@pytest.mark.parametrize("variant", ["flex", "flip", "attack"])
 def test_variant_same_seed_same_trajectory(variant):
     assert trajectory_digest(variant, 4, 3) == trajectory_digest(variant, 4, 3)
     assert trajectory_digest(variant, 4, 3) != trajectory_digest(variant, 4, 4)
@@ -80,3 +80,16 @@ def test_clone_is_independent_and_replays_identically():
         game.step(state, a)
     assert game.to_spec(state) == game.to_spec(copy)
     assert state.returns == copy.returns
+
+
+def test_attack_launcher_has_its_own_stream():
+    """The launcher's bursts come from their own generator: a clone reproduces them, the deal's rng does not move."""
+    game = Game("attack", num_players=2)
+    state = game.new_state(5)
+    copy = state.clone()
+    before = state.rng.bit_generator.state
+    bursts = [game.launcher.burst(state, 50) for _ in range(200)]
+    assert bursts == [game.launcher.burst(copy, 50) for _ in range(200)]
+    assert state.rng.bit_generator.state == before and len(set(bursts)) > 2
+    assert game.new_state(5).launcher_rng.random() != game.new_state(6).launcher_rng.random()
+

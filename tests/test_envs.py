@@ -171,6 +171,25 @@ def test_flip_duel_reveals_reach_every_seat():
     assert shown[0][2] == 1 and shown[1][2 + 2] == 1  # relative seat of the originator P0
 
 
+def test_attack_observation_shows_launcher_count_and_hits_but_not_the_launcher():
+    """Cards left in the launcher and the pending hit stack (total, cards, target) are public; its order is not."""
+    game = uno_env.Game("attack", num_players=3, **{"attack.launcher_model": "scripted"})
+    enc = ObservationEncoder(game)
+    base = {"discard": ["G3"], "hands": [["G-H1", "Y1"], ["R-H2", "B6"], ["Y2", "Y3"]],
+            "draw_pile": ["R2", "Y4", "G7"], "launcher": [1, 1, 1]}
+    a = game.state_from_spec(base)
+    b = game.state_from_spec({**base, "draw_pile": ["B9", "G1", "R8"], "launcher": [0, 3, 2], "seed": 9})
+    assert np.array_equal(enc.encode(a, 0), enc.encode(b, 0))  # the launcher's cards and script are hidden
+    assert enc.encode(a, 0)[enc.offsets["draw_pile"]][0] == len(a.draw_pile) / 112  # how many it holds is public
+    game.step(a, "play G-H1")  # P1 may add its Hit 2
+    hits = enc.offsets["hits"]
+    for seat in range(3):
+        block = enc.encode(a, seat)[hits]
+        assert block[:2].tolist() == [1.0, 1.0] and block[2 + (1 - seat) % 3] == 1.0  # 1 press, 1 card, aimed at P1
+    game.step(a, "play R-H2")  # P2 holds no hit card: it presses the 3 at once and the block clears
+    assert a.hand_size[2] == 2 + 3 and not enc.encode(a, 0)[hits].any()
+
+
 def test_challenge_reveal_goes_to_the_challenger_only():
     game = uno_env.Game("classic", num_players=3)
     enc = ObservationEncoder(game)

@@ -161,3 +161,9 @@ def test_play_flip_shows_back_faces_of_others_only():
     assert "draw pile top's back face: " in text and "last duel (" in text
     assert re.search(r"^top (A:|D:|OPT|W\+2|MEG|WDC)\S*   colour", text, re.M)  # the top shows its active face only
     assert "|" not in "\n".join(line for line in text.splitlines() if line.startswith(("top ", "your hand")))
+
+
+def test_play_attack_shows_the_launcher_and_offers_press():
+    _, text = _session("1\n" * 800, players=3, opponents=["heuristic"], variant="attack", seed=2)
+    assert "launcher " in text and re.search(r"^  \d+\) press$", text, re.M)
+    assert "presses" in text

@@ -14,7 +14,7 @@ from uno_env import VARIANTS, Game
 
 GAMES = 2000
 
-PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi", "flex", "flip")
+PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi", "flex", "flip", "attack")
            for n in (2, 4, VARIANTS[v].max_players)]
 
 HOUSE_RULES = [
@@ -52,6 +52,14 @@ FLIP_RULES = [
      "flip.last_card_flip_resolves": False, "flip.wild_counts_as_match": False},
 ]
 FLIP = [("flip", n, opts) for opts in FLIP_RULES for n in (2, 4, 10)]
+ATTACK_RULES = [  # every launcher model (geometric is the preset default), and the non-default resume rules
+    {"attack.launcher_model": "categorical", "attack.mass_hit_resume": "after_absorber"},
+    {"attack.launcher_model": "fixed", "attack.fixed_k": 2, "attack.wild_attack_resume": "next_after_target",
+     "uno_call": "explicit"},
+    {"attack.launcher_model": "geometric", "attack.p_fire": 0.9, "attack.q": 0.8, "attack.max_burst": 4,
+     "attack.starter_reverse_first": "dealer", "attack.allow_self_target": True},
+]
+ATTACK = [("attack", n, opts) for opts in ATTACK_RULES for n in (2, 4, 10)]
 
 
 def _id(case):
@@ -60,7 +68,7 @@ def _id(case):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED + FLEX + FLIP, ids=_id)
+@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED + FLEX + FLIP + ATTACK, ids=_id)
 def test_random_games_keep_invariants(case):
     variant, n, opts = case
     game = Game(variant, num_players=n, **opts)
@@ -75,7 +83,7 @@ def test_random_games_keep_invariants(case):
     assert outcomes["win"] > GAMES // 2, outcomes  # games end by someone going out, not by the cap
 
 
-@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi", "flex", "flip"])
+@pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi", "flex", "flip", "attack"])
 def test_matches_keep_invariants(variant):
     game = Game(variant, num_players=3, match=True, max_steps=200_000)
     for seed in range(20):
@@ -92,3 +100,16 @@ def test_penalty_low_match_winner_has_lowest_total():
         state, _ = play_random_game(game, seed, eager=0.9)
         assert max(state.scores) >= game.target_score
         assert state.scores[state.winner] == min(state.scores)
+
+
+@pytest.mark.parametrize("players", [3, 4, 10])
+def test_attack_elimination_matches_keep_invariants(players):
+    """Attack's elimination mode: seats reaching the limit are out; the last seat left wins the match."""
+    game = Game("attack", num_players=players, scoring_method="elimination", target_score=150, max_steps=200_000)
+    for seed in range(15):
+        state, _ = play_random_game(game, seed, eager=0.9)
+        assert state.is_over and not state.truncated and state.winner is not None
+        assert state.eliminated.count(False) == 1 and not state.eliminated[state.winner]
+        assert all(state.scores[q] >= game.target_score for q in range(players) if state.eliminated[q])
+        assert state.scores[state.winner] < game.target_score
+

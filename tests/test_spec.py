@@ -7,7 +7,8 @@ import pytest
 from uno_env import Game, load_scenario
 
 
-@pytest.mark.parametrize("variant, options", [("classic", {"stacking": "any"}), ("flex", {}), ("flip", {})])
+@pytest.mark.parametrize("variant, options", [("classic", {"stacking": "any"}), ("flex", {}), ("flip", {}),
+                                              ("attack", {})])
 def test_to_spec_round_trips_a_turn_state(variant, options):
     """Random TURN states written by to_spec read back to the same spec and legal actions (Flex: power too;
     Flip: the side and every card's pairing)."""

@@ -46,7 +46,7 @@ def test_short_self_play_run_writes_every_output_and_resumes(tmp_path):
     assert any(d.startswith("resumed-") for d in os.listdir(run))
 
 
-@pytest.mark.parametrize("variant", ["flex", "flip"])
+@pytest.mark.parametrize("variant", ["flex", "flip", "attack"])
 def test_variant_self_play_smoke_run(tmp_path, variant):
     summary = train(_tiny(tmp_path, variant=variant, num_players=3, run_name=f"{variant}-smoke"), progress=False)
     assert summary["timesteps"] >= 512

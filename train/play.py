@@ -55,7 +55,7 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     direction = "clockwise" if state.direction == 1 else "counter-clockwise"
     colour = spec["colour"] or "(being declared)"
     lines = [f"top {term.card(game.card_name(state.discard[-1]))}   colour {colour}   direction {direction}   "
-             f"draw pile {len(state.draw_pile)}",
+             f"{'launcher' if game.layout.draw_word == 'press' else 'draw pile'} {len(state.draw_pile)}",
              "opponents: " + ", ".join(f"P{q} {state.hand_size[q]} cards" for q in range(n) if q != seat)]
     if "power" in spec:  # Flex: every power card is public
         lines.append("power cards: " + ", ".join(
@@ -65,7 +65,8 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     pen = (spec["pending"] or {}).get("penalty")
     if pen:
         who = "you" if pen["target"] == seat else f"P{pen['target']}"
-        lines.append(f"pending: draw {pen['total']} for {who}" + (" (challengeable)" if pen.get("challengeable") else ""))
+        lines.append(f"pending: {game.layout.draw_word} {pen['total']} for {who}"
+                     + (" (challengeable)" if pen.get("challengeable") else ""))
     shown = state.reveals[seat]
     if shown is not None:
         owner, counts = shown
@@ -104,7 +105,7 @@ def narrate(state, seat: int, text: str, before_sizes: list[int], me: int) -> li
     lines = []
     if text not in ("pass", "accept"):
         who = "you" if seat == me else f"P{seat}"
-        lines.append(f"{who}: {'draws' if text == 'draw' else text}")
+        lines.append(f"{who}: {'draws' if text == 'draw' else 'presses' if text == 'press' else text}")
     for q, (b, a) in enumerate(zip(before_sizes, state.hand_size)):
         if a > b:
             lines.append(f"  {'you' if q == me else f'P{q}'} +{a - b} card{'s' if a - b > 1 else ''}")

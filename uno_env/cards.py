@@ -43,6 +43,11 @@ class Effect(IntEnum):
     WILD_DRAW_TWO = 17
     MEGATRON = 18
     WILD_DRAW_COLOUR = 19
+    # Attack (RULES.md §2.4)
+    DISCARD_ALL = 20
+    HIT_ONE = 21
+    HIT_TWO = 22
+    WILD_ATTACK = 23
 
 
 _EFFECT_NAMES = {e.name.lower(): e for e in Effect}

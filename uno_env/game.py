@@ -120,7 +120,8 @@ class Game:
         self.bluffing = o["restricted_wild_bluffing"]
         self.scoring = o["scoring_method"]
         self.target_score = o["target_score"]
-        self.match = o["match"]
+        self.elimination = o["scoring_method"] == "elimination"  # (Attack) always a whole match
+        self.match = o["match"] or self.elimination
         self.dealer_rotation = o["dealer_rotation"]
         self.reverse_as_skip = o["two_player_reverse_as_skip"]
         self.max_steps = o["max_steps"]
@@ -144,6 +145,8 @@ class Game:
         self.agenda_steps = turn.STEPS        # agenda step handlers (a variant appends its own)
         self.physical = None                  # Flip: tracker of the two-sided physical cards
         self.early_call_kinds = frozenset()   # kinds whose UNO call is asked before their effect (Flip's duels)
+        self.on_turn_start = None             # (g, s) at the start of every turn (Attack: launcher reload)
+        self.draw_action = None               # (g, s, p) replaces the TURN draw (Attack: one press, turn over)
         self.until_wild_satisfies = False     # a drawn wild ends a draw-until-colour (Flip option)
         self.extra_handlers = {}              # Phase -> handler(s, action, legal) of a variant's own phases
         self.extra_legal = {}                 # Phase -> (g, s) -> legal actions of a variant's own phases
@@ -229,7 +232,8 @@ class Game:
         if phase is Phase.PLAY_OR_KEEP_DRAWN:
             return self._drawn_card_plays(s, p, s.drawn_kind) + [L.pass_]
         if phase is Phase.CHOOSE_TARGET:
-            acts = [L.target0 + off - 1 for off in range(1, s.num_players)]
+            acts = [L.target0 + off - 1 for off in range(1, s.num_players)
+                    if not s.eliminated[(p + off) % s.num_players]]
             if self.self_target:
                 acts.append(L.self_target)
             return acts
@@ -312,7 +316,10 @@ class Game:
     def _on_turn(self, s: State, a: int, legal: list[int]) -> None:
         p = s.current_seat
         if a == self.layout.draw:
-            self._draw_action(s, p, forced=len(legal) == 1)
+            if self.draw_action is not None:
+                self.draw_action(self, s, p)
+            else:
+                self._draw_action(s, p, forced=len(legal) == 1)
             return
         if a >= self.num_kinds:  # a FLEX-mode play
             turn.play_card(self, s, p, a - self.layout.flex0, flex=True)

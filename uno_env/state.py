@@ -34,20 +34,23 @@ class Phase(str, Enum):
 class Penalty:
     """A pending draw penalty (Draw Two / WD4, possibly stacked or deflected)."""
 
-    __slots__ = ("total", "target", "last_effect", "challenge", "resume", "until")
+    __slots__ = ("total", "target", "last_effect", "challenge", "resume", "until", "origin", "cards")
 
     def __init__(self, total: int, target: int, last_effect: int, challenge: tuple | None, resume: int = -1,
-                 until: int = -1):
+                 until: int = -1, origin: int = -1, cards: int = 1):
         self.total = total              # cards the final target draws
         self.target = target            # seat that must respond now
         self.last_effect = last_effect  # effect of the last draw card added (same_value stacking)
         self.challenge = challenge      # (offender, guilty) while the top card is a challengeable wild
         self.resume = resume            # seat whose turn follows, or -1: the seat after the one who drew
         self.until = until              # Flip's Wild Draw Colour: draw until this colour first, -1: no
+        self.origin = origin            # seat that played the first card of the penalty (a stack's first)
+        self.cards = cards              # cards in the penalty (a stack of several: Attack's Mass Hit)
 
     def copy(self) -> "Penalty":
         """Independent copy."""
-        return Penalty(self.total, self.target, self.last_effect, self.challenge, self.resume, self.until)
+        return Penalty(self.total, self.target, self.last_effect, self.challenge, self.resume, self.until,
+                       self.origin, self.cards)
 
     def as_dict(self) -> dict:
         """Plain description for ``to_spec``."""
@@ -70,6 +73,7 @@ class State:
         "dealer", "round_index", "steps", "idle_turns", "progress", "rng", "legal",
         "power", "flex_play", "target",
         "side", "deck_cards", "draw_cards", "discard_cards", "hand_cards", "duel",
+        "launcher_rng", "launcher_script", "eliminated",
     )
 
     def __init__(self, num_players: int, num_kinds: int, rng: np.random.Generator):
@@ -119,6 +123,10 @@ class State:
         self.discard_cards: list[int] = []
         self.hand_cards: list[list[int]] = []
         self.duel: tuple | None = None   # last duel, public: (kind, originator, target, shown_o, shown_t)
+        # Attack: the card launcher's own random stream (burst sizes) and a scripted queue of them
+        self.launcher_rng: np.random.Generator | None = None
+        self.launcher_script: list[int] = []
+        self.eliminated: list[bool] = [False] * n  # Attack's elimination mode: seats out of the match
 
     @property
     def returns(self) -> list[float]:
@@ -154,7 +162,15 @@ class State:
         other.scores = self.scores[:]
         other.round_points = self.round_points[:]
         other.legal = self.legal[:] if self.legal is not None else None
-        bitgen = type(self.rng.bit_generator)()
-        bitgen.state = self.rng.bit_generator.state
-        other.rng = np.random.Generator(bitgen)
+        other.rng = _copy_generator(self.rng)
+        if self.launcher_rng is not None:
+            other.launcher_rng = _copy_generator(self.launcher_rng)
+        other.launcher_script = self.launcher_script[:]
+        other.eliminated = self.eliminated[:]
         return other
+
+
+def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    bitgen = type(rng.bit_generator)()
+    bitgen.state = rng.bit_generator.state
+    return np.random.Generator(bitgen)

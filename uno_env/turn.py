@@ -22,6 +22,25 @@ END_TURN_STEP = (END_TURN, 0)
 RESPOND_STEP = (RESPOND,)
 
 
+def seat_after(g, s, p: int, k: int = 1) -> int:
+    """The seat ``k`` places after ``p`` in the current direction (passing over seats out of an elimination match)."""
+    if not g.elimination:
+        return (p + k * s.direction) % s.num_players
+    n = s.num_players
+    out = s.eliminated
+    q = p
+    for _ in range(k):
+        q = (q + s.direction) % n
+        while out[q]:
+            q = (q + s.direction) % n
+    return q
+
+
+def players_in(g, s) -> int:
+    """Seats still playing (all of them unless an elimination match has put some out)."""
+    return s.num_players - sum(s.eliminated) if g.elimination else s.num_players
+
+
 def run(g, s) -> None:
     """Execute agenda steps until one waits for a decision (or the game ends)."""
     agenda = s.agenda
@@ -78,7 +97,7 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
     if g.after_effect is not None:
         g.after_effect(g, s, p, kind)  # e.g. Flex power-card updates (§2.2), after the card's effect
     s.flex_play = False
-    if final:
+    if final or s.hand_size[p] == 0:  # (Attack's Discard All may empty the hand by its effect)
         end_round(g, s, p)
         return
     if g.jump_in and (g.jump_in_wild or not g.is_wild[kind]):
@@ -177,15 +196,17 @@ def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None,
     ``until`` a colour to draw until before the ``amount`` (Flip's Wild Draw Colour).
     """
     if target < 0:
-        target = (p + s.direction) % s.num_players
+        target = seat_after(g, s, p)
     pen = s.penalty
     if pen is None:
-        s.penalty = pen = Penalty(amount, target, effect, challenge, resume, until)
+        s.penalty = pen = Penalty(amount, target, effect, challenge, resume, until, origin=p)
     else:
         pen.total += amount
         pen.target = target
         pen.last_effect = effect
         pen.challenge = challenge
+        pen.resume = resume
+        pen.cards += 1
     _await_response(g, s, final)
 
 
@@ -219,7 +240,7 @@ def absorb(g, s) -> None:
     pen = s.penalty
     s.penalty = None
     _pay(g, s, pen.target, pen, 0)
-    s.next_seat = pen.resume if pen.resume >= 0 else (pen.target + s.direction) % s.num_players
+    s.next_seat = pen.resume if pen.resume >= 0 else seat_after(g, s, pen.target)
 
 
 def challenge(g, s, challenger: int) -> None:
@@ -269,7 +290,7 @@ def end_round(g, s, winner: int | None) -> None:
         values = [hand_points(g, s, q) for q in range(n)]
         if g.scoring == "winner_takes":
             points[winner] = sum(values)
-        else:  # penalty_low: every loser adds its own hand value
+        else:  # penalty_low / elimination: every loser adds its own hand value
             points = values
             points[winner] = 0
         for q in range(n):
@@ -277,7 +298,17 @@ def end_round(g, s, winner: int | None) -> None:
     s.round_points = points
     s.round_winner = winner
     s.blocked = winner is None
-    if g.match:
+    if g.elimination:  # Attack's elimination mode: a seat reaching the limit is out; the last one left wins
+        out = s.eliminated
+        for q in range(n):
+            if not out[q] and s.scores[q] >= g.target_score:
+                out[q] = True
+        alive = [q for q in range(n) if not out[q]]
+        if len(alive) >= 2:
+            next_round(g, s, winner)
+            return
+        s.winner = alive[0]
+    elif g.match:
         if max(s.scores) < g.target_score:
             next_round(g, s, winner)
             return
@@ -289,9 +320,9 @@ def end_round(g, s, winner: int | None) -> None:
 
 def match_leader(g, s) -> int | None:
     """Seat with the best match total (highest, or lowest for penalty_low); None on a tie."""
-    scores = s.scores
-    best = min(scores) if g.scoring == "penalty_low" else max(scores)
-    leaders = [q for q, v in enumerate(scores) if v == best]
+    scores = [v for q, v in enumerate(s.scores) if not s.eliminated[q]]
+    best = max(scores) if g.scoring == "winner_takes" else min(scores)
+    leaders = [q for q, v in enumerate(s.scores) if v == best and not s.eliminated[q]]
     return leaders[0] if len(leaders) == 1 else None
 
 
@@ -314,6 +345,8 @@ def next_round(g, s, last_winner: int | None) -> None:
         s.dealer = last_winner
     else:
         s.dealer = (s.dealer + 1) % n
+    while s.eliminated[s.dealer]:  # (elimination mode) the deal passes to a seat still playing
+        s.dealer = (s.dealer + 1) % n
     s.round_index += 1
     deal_round(g, s)
 
@@ -331,8 +364,10 @@ def deal_round(g, s) -> None:
     else:
         s.draw_pile = s.rng.permutation(g.deck_array).tolist()
         pile = s.draw_pile
-        for i in range(g.hand_size * n):
-            seat = (s.dealer + 1 + i) % n
+        seats = [(s.dealer + 1 + i) % n for i in range(n)]
+        seats = [q for q in seats if not s.eliminated[q]]  # (elimination mode) seats out get no cards
+        for i in range(g.hand_size * len(seats)):
+            seat = seats[i % len(seats)]
             s.hands[seat][pile.pop()] += 1
             s.hand_size[seat] += 1
     s.direction = 1
@@ -372,8 +407,13 @@ def _uno(g, s, step):
 
 def _catch(g, s, step):
     _, p, i = step
+    q = (p + i * s.direction) % s.num_players
+    if s.eliminated[q]:  # (elimination mode) a seat out of the match does not catch
+        if i + 1 < s.num_players:
+            s.agenda.append((CATCH, p, i + 1))
+        return None
     s.phase = Phase.CATCH
-    s.current_seat = (p + i * s.direction) % s.num_players
+    s.current_seat = q
     return step
 
 
@@ -413,6 +453,8 @@ def _end_turn(g, s, step):
     seat = s.next_seat
     s.turn_seat = s.current_seat = seat
     s.phase = Phase.TURN
+    if g.on_turn_start is not None:
+        g.on_turn_start(g, s)  # Attack: reload an empty launcher
     return step
 
 
@@ -426,6 +468,8 @@ def _start_turn(g, s, step):
     s.turn_seat = s.current_seat = step[1]
     s.phase = Phase.TURN
     s.progress = False
+    if g.on_turn_start is not None:
+        g.on_turn_start(g, s)
     return step
 
 
@@ -435,7 +479,7 @@ STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn, 
 
 def effect_number(g, s, p, kind, count, final):
     """No effect: the next seat plays."""
-    s.next_seat = (p + s.direction) % s.num_players
+    s.next_seat = seat_after(g, s, p)
 
 
 def effect_skip(g, s, p, kind, count, final):
@@ -443,7 +487,7 @@ def effect_skip(g, s, p, kind, count, final):
     if s.penalty is not None:
         deflect(g, s, p, final)
         return
-    s.next_seat = (p + (count + 1) * s.direction) % s.num_players
+    s.next_seat = seat_after(g, s, p, count + 1)
 
 
 def effect_reverse(g, s, p, kind, count, final):
@@ -453,16 +497,15 @@ def effect_reverse(g, s, p, kind, count, final):
     if s.penalty is not None:
         deflect(g, s, p, final)
         return
-    n = s.num_players
-    if n == 2 and g.reverse_as_skip:
-        s.next_seat = (p + count + 1) % 2
+    if g.reverse_as_skip and players_in(g, s) == 2:
+        s.next_seat = seat_after(g, s, p, count + 1)
     else:
-        s.next_seat = (p + s.direction) % n
+        s.next_seat = seat_after(g, s, p)
 
 
 def effect_wild(g, s, p, kind, count, final):
     """Colour already declared: the next seat plays."""
-    s.next_seat = (p + s.direction) % s.num_players
+    s.next_seat = seat_after(g, s, p)
 
 
 def effect_draw_two(g, s, p, kind, count, final):

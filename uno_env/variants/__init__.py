@@ -63,3 +63,4 @@ def get_variant(name: str) -> VariantDef:
 from . import classic  # noqa: E402,F401  (registers classic, alphabet, xiangqi)
 from . import flex  # noqa: E402,F401
 from . import flip  # noqa: E402,F401
+from . import attack  # noqa: E402,F401

@@ -1,0 +1,317 @@
+"""UNO Attack (RULES.md §2.4 with the resolutions of §4.5): the card launcher, Discard All, hits, Mass Hit.
+
+The draw pile is the launcher. A ``press`` fires a burst of ``K`` cards (``K`` from the
+launcher's own random stream, by the model of ``attack.launcher_model``; at most the cards left)
+and always ends the turn. Every "draw" of the shared turn machine is a press here (the UNO
+penalty is two presses). An empty launcher is reloaded from the discard pile at the start of a
+turn, never in the middle of an obligation (the remaining presses are forfeited).
+
+Hit 1, Hit 2 and Wild Attack use the shared penalty machinery as a stack: their target may answer
+with any hit card of any colour (STACK_RESPONSE) or ``accept`` (press the total). A Wild Attack asks
+for its colour, then its target (CHOOSE_TARGET), also when it answers a stack.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..cards import Effect
+from ..errors import RuleError, SpecError
+from ..rules import COMMON_OPTIONS, Option
+from ..state import Phase
+from .. import turn
+from . import VariantDef, register
+
+ATTACK_OPTIONS: tuple[Option, ...] = (
+    Option("attack.deck_manifest", "proposed", "deck manifest: 'proposed' (the packaged 112-card list of [004]) or "
+           "the path of a replacement YAML manifest", type=str),
+    Option("attack.launcher_model", "geometric", "burst size K per press (AMB-C1): geometric (p_fire, q, "
+           "max_burst), categorical (burst_probs), fixed (fixed_k) or scripted (the spec's launcher list; "
+           "nothing fires once it is used up)", choices=("geometric", "categorical", "fixed", "scripted")),
+    Option("attack.p_fire", 0.5, "geometric model: probability that a press fires at least one card", type=float,
+           minimum=0.0, maximum=1.0),
+    Option("attack.q", 0.5, "geometric model: P(K = k) = p_fire (1 - q) q^(k-1) for k >= 1", type=float,
+           minimum=0.0, maximum=0.99),
+    Option("attack.max_burst", 10, "geometric model: largest burst (the tail mass goes on it)", type=int, minimum=1),
+    Option("attack.burst_probs", (0.50, 0.20, 0.12, 0.08, 0.05, 0.03, 0.02), "categorical model: [p0, p1, ...] "
+           "probabilities of bursts of 0, 1, ... cards (sum 1)", type=tuple),
+    Option("attack.fixed_k", 1, "fixed model: cards fired by every press (1 = a classic draw)", type=int, minimum=0),
+    Option("attack.reload_policy", "empty_at_turn_start", "reload the launcher from the discard pile when it is "
+           "empty at the start of a turn (AMB-C2)", choices=("empty_at_turn_start",)),
+    Option("attack.wild_attack_resume", "second_from_attacker", "who plays after an unstacked Wild Attack (AMB-C3)",
+           choices=("second_from_attacker", "next_after_attacker", "next_after_target")),
+    Option("attack.mass_hit_resume", "after_first_hitter", "who plays after a Mass Hit of 2+ hit cards (AMB-C4)",
+           choices=("after_first_hitter", "after_absorber")),
+    Option("attack.starter_reverse_first", "dealer_right", "who starts after a Reverse starter (AMB-C6)",
+           choices=("dealer_right", "dealer")),
+    Option("attack.allow_self_target", False, "a Wild Attack may target its own player (AMB-C8)", type=bool),
+)
+# Attack adds the elimination ("challenge") match mode to the scoring methods (§2.4)
+_OPTIONS = tuple(replace(o, choices=o.choices + ("elimination",),
+                         doc=o.doc + "; Attack: elimination (method-2 totals, a seat reaching target_score is out)")
+                 if o.key == "scoring_method" else o for o in COMMON_OPTIONS) + ATTACK_OPTIONS
+
+HIT_EFFECTS = (Effect.HIT_ONE, Effect.HIT_TWO, Effect.WILD_ATTACK)
+
+
+_next = turn.seat_after
+
+
+# --------------------------------------------------------------------------- the launcher
+
+class Launcher:
+    """Burst-size model of the card launcher (RULES.md §2.4, AMB-C1)."""
+
+    def __init__(self, o):
+        self.model = o["attack.launcher_model"]
+        self.p_fire = o["attack.p_fire"]
+        self.q = o["attack.q"]
+        self.max_burst = o["attack.max_burst"]
+        self.fixed_k = o["attack.fixed_k"]
+        probs = np.asarray(o["attack.burst_probs"], dtype=float)
+        if probs.ndim != 1 or len(probs) == 0 or (probs < 0).any() or not np.isclose(probs.sum(), 1.0):
+            raise RuleError(f"rule option 'attack.burst_probs' = {list(o['attack.burst_probs'])!r} must be a list of "
+                            f"non-negative probabilities of bursts 0, 1, 2, ... that sum to 1")
+        self.cumulative = np.cumsum(probs / probs.sum())
+
+    def distribution(self, remaining: int) -> np.ndarray:
+        """P(K = k) for k = 0..remaining under the model (scripted: nothing fires)."""
+        out = np.zeros(remaining + 1)
+        if self.model == "geometric":
+            cap = min(remaining, self.max_burst)
+            out[0] = 1.0 - self.p_fire
+            for k in range(1, cap + 1):
+                out[k] = self.p_fire * (1 - self.q) * self.q ** (k - 1)
+            if cap >= 1:
+                out[cap] += self.p_fire * self.q ** cap  # the tail mass goes on the cap
+        elif self.model == "categorical":
+            probs = np.diff(np.concatenate([[0.0], self.cumulative]))
+            for k, pk in enumerate(probs):
+                out[min(k, remaining)] += pk
+        elif self.model == "fixed":
+            out[min(self.fixed_k, remaining)] = 1.0
+        else:
+            out[0] = 1.0
+        return out
+
+    def burst(self, s, remaining: int) -> int:
+        """Cards fired by one press: the spec's scripted queue first, then the model (launcher stream only)."""
+        if s.launcher_script:
+            k = s.launcher_script.pop(0)
+        elif self.model == "geometric":
+            rng = s.launcher_rng
+            k = 0 if rng.random() >= self.p_fire else min(int(rng.geometric(1.0 - self.q)), self.max_burst)
+        elif self.model == "categorical":
+            k = int(np.searchsorted(self.cumulative, s.launcher_rng.random(), side="right"))
+        elif self.model == "fixed":
+            k = self.fixed_k
+        else:  # scripted and used up: nothing fires
+            k = 0
+        return min(k, remaining)
+
+
+def press(g, s, seat: int) -> int:
+    """One press by ``seat``: the fired cards join its hand; returns how many fired."""
+    pile = s.draw_pile
+    if not pile:
+        return 0
+    s.progress = True  # pressing a loaded launcher is an action, even when nothing fires
+    k = g.launcher.burst(s, len(pile))
+    hand = s.hands[seat]
+    for _ in range(k):
+        hand[pile.pop()] += 1
+    s.hand_size[seat] += k
+    return k
+
+
+def press_times(g, s, seat: int, count: int) -> int:
+    """``seat`` presses ``count`` times (hits, the UNO penalty); presses left when the launcher is empty are forfeited."""
+    got = 0
+    for _ in range(count):
+        if not s.draw_pile:
+            break  # no reload during an obligation (AMB-C2)
+        got += press(g, s, seat)
+    return got
+
+
+def press_action(g, s, p: int) -> None:
+    """TURN ``press``: one press, and the turn is over whatever fired (AMB-C15)."""
+    press(g, s, p)
+    s.next_seat = _next(g, s, p)
+    s.agenda.append(turn.END_TURN_STEP)
+    turn.run(g, s)
+
+
+def reload_if_empty(g, s) -> None:
+    """At the start of a turn an empty launcher is loaded with the shuffled discards but the top (AMB-C2)."""
+    if not s.draw_pile:
+        turn.reshuffle(g, s)
+
+
+# --------------------------------------------------------------------------- effects
+
+def effect_discard_all(g, s, p, kind, count, final):
+    """Discard All: every other card of its colour goes from the hand beneath it, without effect (AMB-C9)."""
+    hand = s.hands[p]
+    moved = []
+    for k in g.kinds_of_colour[g.colour_of[kind]]:
+        if hand[k]:
+            moved += [k] * hand[k]
+            hand[k] = 0
+    if moved:
+        s.hand_size[p] -= len(moved)
+        s.discard[-1:-1] = moved
+    s.next_seat = _next(g, s, p)
+
+
+def _hit(g, s, p: int, hits: int, effect: int, final: bool, target: int = -1, single_resume: int = -1) -> None:
+    """Start or extend the hit stack (Mass Hit); set where play resumes after it is absorbed."""
+    pen = s.penalty
+    if pen is None:
+        resume = single_resume
+    else:  # a stack of 2+ hit cards (AMB-C4)
+        resume = _next(g, s, pen.origin) if g.mass_hit_after_first else -1
+    turn.add_penalty(g, s, p, hits, effect, None, final, target=target, resume=resume)
+
+
+def effect_hit_one(g, s, p, kind, count, final):
+    """Hit 1: the next seat presses once and ends its turn, or adds a hit card."""
+    _hit(g, s, p, 1, Effect.HIT_ONE, final)
+
+
+def effect_hit_two(g, s, p, kind, count, final):
+    """Hit 2: the next seat presses twice and ends its turn, or adds a hit card."""
+    _hit(g, s, p, 2, Effect.HIT_TWO, final)
+
+
+def effect_wild_attack(g, s, p, kind, count, final):
+    """Wild Attack: the chosen seat presses twice, or adds a hit card; resume per attack.wild_attack_resume."""
+    t = s.target
+    rule = g.wild_attack_resume
+    resume = _next(g, s, p, 2) if rule == "second_from_attacker" else _next(g, s, p) if rule == "next_after_attacker" \
+        else _next(g, s, t)
+    _hit(g, s, p, 2, Effect.WILD_ATTACK, final, target=t, single_resume=resume)
+
+
+EFFECTS = {
+    Effect.NUMBER: turn.effect_number,
+    Effect.SKIP: turn.effect_skip,
+    Effect.REVERSE: turn.effect_reverse,
+    Effect.WILD: turn.effect_wild,
+    Effect.DISCARD_ALL: effect_discard_all,
+    Effect.HIT_ONE: effect_hit_one,
+    Effect.HIT_TWO: effect_hit_two,
+    Effect.WILD_ATTACK: effect_wild_attack,
+}
+
+
+def wild_steps(g, s, p: int, kind: int) -> list[tuple]:
+    """A Wild Attack asks for its colour, then its target (RULES.md §5.5 T2, T3); a Wild for its colour."""
+    if kind in g.attack_kinds:
+        return [(turn.TARGET, p), (turn.COLOUR, p)]
+    return [(turn.COLOUR, p)]
+
+
+def can_respond_with(g, s, pen, kind: int) -> bool:
+    """Mass Hit: any hit card of any colour answers a hit (§2.4)."""
+    return True
+
+
+# --------------------------------------------------------------------------- round start
+
+def start_round(g, s) -> None:
+    """Turn the starter and apply §2.4's starter rules (a Wild Attack goes back into the launcher, AMB-C5)."""
+    if s.launcher_rng is None:  # the launcher's own stream, derived once from the game's seed
+        s.launcher_rng = np.random.default_rng(int(s.rng.integers(2 ** 63)))
+    pile = s.draw_pile
+    dealer = s.dealer
+    while True:
+        kind = pile.pop()
+        if g.effect_of[kind] != Effect.WILD_ATTACK or not pile:
+            break
+        pile.insert(int(s.rng.integers(len(pile) + 1)), kind)
+    s.discard.append(kind)
+    effect = g.effect_of[kind]
+    s.direction = 1
+    first = _next(g, s, dealer)
+    if g.is_wild[kind]:  # the first player declares a colour, then plays
+        s.agenda.append(turn.start_turn_step(first))
+        s.agenda.append((turn.COLOUR, first))
+        return
+    s.colour = g.colour_of[kind]
+    if effect == Effect.REVERSE:
+        s.direction = -1
+        first = _next(g, s, dealer) if g.reverse_starter_right else dealer  # the dealer's right neighbour
+    elif effect == Effect.SKIP:
+        first = _next(g, s, dealer, 2)
+    elif effect in (Effect.HIT_ONE, Effect.HIT_TWO):  # the first player presses; no Mass Hit (AMB-C7)
+        press_times(g, s, first, 1 if effect == Effect.HIT_ONE else 2)
+        first = _next(g, s, dealer, 2)
+    s.agenda.append(turn.start_turn_step(first))
+
+
+def configure(g, o) -> None:
+    """Attack's launcher, hooks and option flags on the Game."""
+    g.launcher = Launcher(o)
+    g.draw_cards = press_times
+    g.draw_action = press_action
+    g.on_turn_start = reload_if_empty
+    g.wild_steps = wild_steps
+    g.self_target = o["attack.allow_self_target"]
+    g.wild_attack_resume = o["attack.wild_attack_resume"]
+    g.mass_hit_after_first = o["attack.mass_hit_resume"] == "after_first_hitter"
+    g.reverse_starter_right = o["attack.starter_reverse_first"] == "dealer_right"
+    g.attack_kinds = frozenset(k for k in range(g.num_kinds) if g.effect_of[k] == Effect.WILD_ATTACK)
+
+
+# --------------------------------------------------------------------------- observation and specs
+
+class HitBlock:
+    """Observation block: the pending hit stack (total presses, cards in it, its target by relative seat)."""
+
+    name = "hits"
+
+    @staticmethod
+    def size(game) -> int:
+        """Total, cards, then one entry per relative seat for the target."""
+        return 2 + game.variant.max_players
+
+    @staticmethod
+    def fill(g, s, seat: int, out) -> None:
+        """Write the pending stack relative to ``seat`` (zeros when none)."""
+        pen = s.penalty
+        if pen is None:
+            return
+        out[0] = pen.total
+        out[1] = pen.cards
+        out[2 + (pen.target - seat) % s.num_players] = 1.0
+
+
+def read_spec(g, s, spec) -> None:
+    """The ``launcher`` key: scripted burst sizes, consumed one per press before the model."""
+    value = spec.get("launcher")
+    if s.launcher_rng is None:
+        s.launcher_rng = np.random.default_rng(int(s.rng.integers(2 ** 63)))
+    if value is None:
+        return
+    if not isinstance(value, (list, tuple)) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
+                                                       for k in value):
+        raise SpecError(f"launcher = {value!r} must be a list of burst sizes (ints >= 0), one per press")
+    s.launcher_script = list(value)
+
+
+def write_spec(g, s, spec) -> None:
+    """The scripted bursts not yet used (when any)."""
+    if s.launcher_script:
+        spec["launcher"] = list(s.launcher_script)
+
+
+register(VariantDef(
+    name="attack", min_players=2, max_players=10, hand_size=7, deck="attack", options=_OPTIONS,
+    effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with, response_effects=HIT_EFFECTS,
+    restricted_effects=(), targets=True, self_target_action=True, draw_word="press",
+    phases=(Phase.CHOOSE_TARGET,), configure=configure, deck_option="attack.deck_manifest",
+    read_spec=read_spec, write_spec=write_spec,
+    doc="UNO Attack, 112 cards and the card launcher (RULES.md §2.4)",
+    extra={"observation_blocks": (HitBlock,)}))
