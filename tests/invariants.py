@@ -76,13 +76,15 @@ def _check_physical(g: Game, s) -> None:
             f"hand of P{seat} out of sync with its physical cards"
 
 
-def play_random_game(g: Game, seed: int, check: bool = True, eager: float = 0.0):
+def play_random_game(g: Game, seed: int, check: bool = True, eager: float = 0.0, state=None):
     """Play one game with random legal actions; return the final state and step count.
+
+    ``state``: start from this state instead of ``g.new_state(seed)`` (e.g. one built from a spec).
 
     ``eager`` is the probability of choosing among card plays only when any are legal (shorter
     games, more endings); with 0 every legal action is equally likely.
     """
-    s = g.new_state(seed)
+    s = g.new_state(seed) if state is None else state
     rng = np.random.default_rng(seed + 1_000_003)
     num_kinds = g.layout.draw if g.layout.flex0 < 0 else g.layout.flex0 + g.num_kinds
     steps = 0

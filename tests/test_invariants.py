@@ -7,6 +7,7 @@ legal actions (long games with many voluntary draws, reshuffles and truncations)
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from invariants import play_random_game
@@ -100,6 +101,22 @@ def test_penalty_low_match_winner_has_lowest_total():
         state, _ = play_random_game(game, seed, eager=0.9)
         assert max(state.scores) >= game.target_score
         assert state.scores[state.winner] == min(state.scores)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 4, 10])
+def test_attack_scripted_launcher_games_keep_invariants(players):
+    """The scripted launcher model: each game starts from a spec with a long seeded script of burst sizes."""
+    game = Game("attack", num_players=players, **{"attack.launcher_model": "scripted"})
+    wins = 0
+    for seed in range(GAMES):
+        script = np.random.default_rng(seed).integers(0, 4, size=4000).tolist()
+        spec = {"seed": seed, "start": True, "dealer": seed % players, "hands": [7] * players, "launcher": script}
+        state, _ = play_random_game(game, seed, eager=0.0 if seed % 40 == 0 else 0.9,
+                                    state=game.state_from_spec(spec))
+        assert state.is_over
+        wins += state.winner is not None
+    assert wins > GAMES // 2
 
 
 @pytest.mark.parametrize("players", [3, 4, 10])

@@ -69,7 +69,10 @@ class Launcher:
         self.q = o["attack.q"]
         self.max_burst = o["attack.max_burst"]
         self.fixed_k = o["attack.fixed_k"]
-        probs = np.asarray(o["attack.burst_probs"], dtype=float)
+        try:
+            probs = np.asarray(o["attack.burst_probs"], dtype=float)
+        except (TypeError, ValueError):
+            probs = np.zeros(0)
         if probs.ndim != 1 or len(probs) == 0 or (probs < 0).any() or not np.isclose(probs.sum(), 1.0):
             raise RuleError(f"rule option 'attack.burst_probs' = {list(o['attack.burst_probs'])!r} must be a list of "
                             f"non-negative probabilities of bursts 0, 1, 2, ... that sum to 1")
@@ -85,6 +88,8 @@ class Launcher:
                 out[k] = self.p_fire * (1 - self.q) * self.q ** (k - 1)
             if cap >= 1:
                 out[cap] += self.p_fire * self.q ** cap  # the tail mass goes on the cap
+            else:
+                out[0] = 1.0  # an empty launcher fires nothing
         elif self.model == "categorical":
             probs = np.diff(np.concatenate([[0.0], self.cumulative]))
             for k, pk in enumerate(probs):
