@@ -64,13 +64,13 @@ def check_invariants(g: Game, s) -> None:
 
 def _check_physical(g: Game, s) -> None:
     """Flip (RULES.md §6.7): every physical card in exactly one place, every one oriented to the active side."""
-    held = [c for h in s.hand_cards for c in h]
-    assert sorted(s.draw_cards + s.discard_cards + held) == sorted(s.deck_cards), "physical cards not conserved"
+    held = [c for h in s.physical_hands for c in h]
+    assert sorted(s.physical_draw + s.physical_discard + held) == sorted(s.deck_cards), "physical cards not conserved"
     assert len(s.deck_cards) == g.deck.size
     face = g.physical.face
-    assert [face(c, s.side) for c in s.draw_cards] == s.draw_pile, "draw pile faces out of sync"
-    assert [face(c, s.side) for c in s.discard_cards] == s.discard, "discard faces out of sync"
-    for seat, cards in enumerate(s.hand_cards):
+    assert [face(c, s.side) for c in s.physical_draw] == s.draw_pile, "draw pile faces out of sync"
+    assert [face(c, s.side) for c in s.physical_discard] == s.discard, "discard faces out of sync"
+    for seat, cards in enumerate(s.physical_hands):
         counts = np.bincount([face(c, s.side) for c in cards], minlength=g.num_kinds) if cards else 0
         assert np.array_equal(counts, s.hands[seat]) or (not cards and not any(s.hands[seat])), \
             f"hand of P{seat} out of sync with its physical cards"

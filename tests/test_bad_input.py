@@ -227,7 +227,17 @@ def test_flip_deck_manifest_is_data(tmp_path):
     path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
     game = Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})
     assert game.points_of[game.parse_card("W+2")] == 45 and game.deck.size == 112
-    manifest["sides"][1]["wild"].pop()  # no Wild Draw Colour: the sides no longer pair up
+    dark = manifest["sides"][1]
+    wdc = dark["wild"].pop()  # no Wild Draw Colour: the sides no longer pair up
     path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
     with pytest.raises(RuleError, match="side A has 112 faces but side D 108"):
+        Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})
+    dark["wild"] += [{**wdc, "count": 2}, {**wdc, "name": "WDC2", "count": 2}]  # 112 faces, one kind more
+    path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    with pytest.raises(RuleError, match="side A lists 54 kinds of face but side D 55"):
+        Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})
+    dark["wild"] = dark["wild"][:1] + [wdc]  # MEG and WDC again
+    manifest["sides"][0]["wild"][0]["effect"] = "wild"  # a plain Wild: Flip's rules give it no effect
+    path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    with pytest.raises(RuleError, match="effect the flip rules do not define: OPT; allowed effects: .*optimus"):
         Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})

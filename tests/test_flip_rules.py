@@ -1173,3 +1173,37 @@ def test_megatron_leaving_one_card_asks_the_call_before_the_duel_then_the_loser_
     t.step("call")
     assert t.sizes()[0] == 1 + 2  # then the duel: P0's 1 is the lowest number, so P0 draws 2
     assert (t.phase, t.current) == ("CHOOSE_COLOUR", 1)  # and the winner P1 declares
+
+
+def test_duels_compare_printed_numbers_not_points(tmp_path):
+    """§2.3 Optimus: "la carte NUMÉROTÉE la plus élevée (1-9)": the number decides, whatever the manifest's points."""
+    import yaml
+    from importlib import resources
+
+    manifest = yaml.safe_load((resources.files("uno_env") / "decks" / "flip.yaml").read_text(encoding="utf-8"))
+    for entry in manifest["sides"][0]["coloured"]:
+        if entry["rank"] == "9":
+            entry["points"] = 0
+    path = tmp_path / "flip.yaml"
+    path.write_text(yaml.safe_dump(manifest), encoding="utf-8")
+    g = Game("flip", num_players=2, **{"flip.deck_manifest": str(path)})
+    s = g.state_from_spec({"discard": ["A:R5"], "hands": [["OPT", "A:R9", "A:G1"], ["A:Y7", "A:B2"]]})
+    g.step(s, "play OPT")
+    g.step(s, "target P1")
+    assert (s.phase, s.current_seat) == ("OPTIMUS_PLACE", 0)  # 9 beats 7
+
+
+def test_wild_draw_colour_pending_names_its_colour_and_colour_waits_during_a_duel():
+    g = Game("flip", num_players=3)
+    s = g.state_from_spec({"side": "D", "discard": ["D:Pu2"], "hands": [["WDC", "D:Tl1"], ["D:Pk-SE"], ["D:Or3"]]})
+    g.step(s, "play WDC")
+    g.step(s, "colour Or")
+    pen = g.to_spec(s)["pending"]["penalty"]
+    assert pen["until_colour"] == "Or" and pen["challengeable"] and pen["total"] == 0
+    g2 = Game("flip", num_players=2, uno_call="explicit")
+    s = g2.state_from_spec({"discard": ["A:R5"], "hands": [["OPT", "A:G1"], ["A:Y7", "A:B2", "A:B3"]]})
+    g2.step(s, "play OPT")
+    g2.step(s, "target P1")
+    assert s.phase == "UNO_CALL" and g2.to_spec(s)["colour"] is None  # the Optimus' colour is not declared yet
+    g2.step(s, "call")
+    assert s.phase == "OPTIMUS_PLACE" and g2.to_spec(s)["colour"] is None

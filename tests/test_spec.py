@@ -30,6 +30,12 @@ def test_to_spec_round_trips_a_turn_state(variant, options):
         again = game.state_from_spec(spec)
         assert game.to_spec(again) == spec
         assert game.legal_actions(again) == game.legal_actions(state)
+        for a in game.legal_actions(state)[:-1]:  # each card play: the same card (Flip: same back) leaves the hand
+            x, y = state.clone(), game.state_from_spec(spec)
+            game.step(x, a)
+            game.step(y, a)  # (what others then draw may differ: a spec does not carry the generators' positions)
+            assert game.to_spec(x)["discard"][-1] == game.to_spec(y)["discard"][-1]
+            assert game.to_spec(x)["hands"][spec["current"]] == game.to_spec(y)["hands"][spec["current"]]
         if variant == "flip":  # the same physical cards, so the next flip turns up the same faces
             assert again.deck_cards == state.deck_cards
         checked += 1

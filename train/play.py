@@ -18,7 +18,7 @@ from uno_env.errors import UnoError
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 
-ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34"}
+ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34", "Pk": "95", "Tl": "36", "Or": "91", "Pu": "35"}
 
 
 class Terminal:
@@ -44,7 +44,8 @@ class Terminal:
 
     def card(self, name: str) -> str:
         """A card name, coloured by its colour letter when colour is on."""
-        code = ANSI.get(name[:1]) if name[:1] != "W" else None
+        face = name[2:] if name[1:2] == ":" else name  # Flip: A:R7 / D:Pk7 are coloured by R / Pk
+        code = ANSI.get(face[:2]) or ANSI.get(face[:1]) if face[:1] != "W" else None
         return f"\033[{code}m{name}\033[0m" if self.colour and code else name
 
 
@@ -65,7 +66,9 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     pen = (spec["pending"] or {}).get("penalty")
     if pen:
         who = "you" if pen["target"] == seat else f"P{pen['target']}"
-        lines.append(f"pending: {game.layout.draw_word} {pen['total']} for {who}"
+        amount = f"until {pen['until_colour']}" + (f" + {pen['total']}" if pen["total"] else "") \
+            if "until_colour" in pen else pen["total"]
+        lines.append(f"pending: {game.layout.draw_word} {amount} for {who}"
                      + (" (challengeable)" if pen.get("challengeable") else ""))
     shown = state.reveals[seat]
     if shown is not None:
@@ -83,8 +86,8 @@ def _flip_view(game: Game, state, seat: int) -> list[str]:
     for q in range(state.num_players):
         if q != seat:
             lines.append(f"  P{q}'s back faces: " + " ".join(names[k] for k in sorted(game.physical.backs(state, q))))
-    if state.draw_cards:
-        back = game.physical.face(state.draw_cards[-1], 1 - state.side)
+    back = game.physical.draw_top_back(state)
+    if back >= 0:
         lines.append(f"  draw pile top's back face: {names[back]}")
     if state.duel is not None:
         kind, p, t, shown_p, shown_t = state.duel

@@ -202,6 +202,9 @@ def _build_two_sided(manifest: dict, source: str) -> Deck:
     if faces[0].size != faces[1].size:
         raise RuleError(f"deck manifest {source}: side A has {faces[0].size} faces but side D {faces[1].size}; "
                         f"every physical card has one face per side")
+    if faces[0].num_kinds != faces[1].num_kinds:  # the observation's per-side face blocks have one size
+        raise RuleError(f"deck manifest {source}: side A lists {faces[0].num_kinds} kinds of face but side D "
+                        f"{faces[1].num_kinds}; both sides must list the same number")
     kinds: list[CardKind] = []
     aliases: dict[str, int] = {}
     for side, (deck, prefix) in enumerate(zip(faces, prefixes)):

@@ -109,6 +109,11 @@ class Game:
     def _init_options(self, o) -> None:
         v = self.variant
         self.effects = [v.effects.get(e) for e in range(max(Effect) + 1)]
+        missing = sorted({self.deck.name_of[k] for k in range(self.num_kinds) if self.effects[self.effect_of[k]] is None})
+        if missing:  # e.g. a replacement manifest with a card this variant's rules do not define
+            raise RuleError(f"the {self.deck.name} deck has cards whose effect the {v.name} rules do not define: "
+                            f"{', '.join(missing)}; allowed effects: "
+                            f"{', '.join(Effect(e).name.lower() for e in v.effects)}")
         self.can_respond_with = v.can_respond_with
         self.draw_cards = turn.draw_cards
         self.draw_one = turn.draw_one
@@ -143,6 +148,7 @@ class Game:
         self.self_target = False
         self.wild_steps = turn.wild_steps     # (g, s, p, kind) -> agenda steps a wild asks for
         self.agenda_steps = turn.STEPS        # agenda step handlers (a variant appends its own)
+        self.colour_steps = frozenset((turn.COLOUR,))  # agenda steps that lead to a colour declaration
         self.physical = None                  # Flip: tracker of the two-sided physical cards
         self.early_call_kinds = frozenset()   # kinds whose UNO call is asked before their effect (Flip's duels)
         self.on_turn_start = None             # (g, s) at the start of every turn (Attack: launcher reload)

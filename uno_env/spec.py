@@ -137,8 +137,7 @@ def to_spec(g, s: State) -> dict:
         "current": s.current_seat,
         "direction": s.direction,
         "discard": [names[k] for k in s.discard],
-        "colour": None if s.phase in (Phase.CHOOSE_COLOUR, Phase.CHOOSE_TARGET) and g.is_wild[s.discard[-1]]
-        else g.deck.colours[s.colour],
+        "colour": None if g.is_wild[s.discard[-1]] and _colour_pending(g, s) else g.deck.colours[s.colour],
         "draw_pile": [names[k] for k in reversed(s.draw_pile)],
         "hands": [g.hand_cards(s, q) for q in range(s.num_players)],
         "scores": list(s.scores),
@@ -150,6 +149,12 @@ def to_spec(g, s: State) -> dict:
     if g.variant.write_spec is not None:
         g.variant.write_spec(g, s, spec)
     return spec
+
+
+def _colour_pending(g, s: State) -> bool:
+    """Whether the wild on top still waits for its colour (a step that declares it is waiting or queued)."""
+    steps = g.colour_steps
+    return (s.waiting is not None and s.waiting[0] in steps) or any(st[0] in steps for st in s.agenda)
 
 
 def _pending(g, s: State) -> dict | None:

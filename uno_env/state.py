@@ -72,7 +72,7 @@ class State:
         "winner", "is_over", "truncated", "blocked", "scores", "round_points", "round_winner",
         "dealer", "round_index", "steps", "idle_turns", "progress", "rng", "legal",
         "power", "flex_play", "target",
-        "side", "deck_cards", "draw_cards", "discard_cards", "hand_cards", "duel",
+        "side", "deck_cards", "physical_draw", "physical_discard", "physical_hands", "duel",
         "launcher_rng", "launcher_script", "eliminated",
     )
 
@@ -119,9 +119,9 @@ class State:
         # active faces above: the piles in the same order, each hand in the order its cards arrived
         self.side = 0                    # active side: 0 = A (AUTOBOTS), 1 = D (DÉCEPTICONS)
         self.deck_cards: tuple = ()      # the game's 112 physical cards (its pairing of faces)
-        self.draw_cards: list[int] = []
-        self.discard_cards: list[int] = []
-        self.hand_cards: list[list[int]] = []
+        self.physical_draw: list[int] = []
+        self.physical_discard: list[int] = []
+        self.physical_hands: list[list[int]] = []
         self.duel: tuple | None = None   # last duel, public: (kind, originator, target, shown_o, shown_t)
         # Attack: the card launcher's own random stream (burst sizes) and a scripted queue of them
         self.launcher_rng: np.random.Generator | None = None
@@ -156,9 +156,9 @@ class State:
         other.multi = self.multi[:] if self.multi is not None else None
         other.reveals = self.reveals[:]
         other.power = self.power[:]
-        other.draw_cards = self.draw_cards[:]
-        other.discard_cards = self.discard_cards[:]
-        other.hand_cards = [h[:] for h in self.hand_cards]
+        other.physical_draw = self.physical_draw[:]
+        other.physical_discard = self.physical_discard[:]
+        other.physical_hands = [h[:] for h in self.physical_hands]
         other.scores = self.scores[:]
         other.round_points = self.round_points[:]
         other.legal = self.legal[:] if self.legal is not None else None

@@ -84,35 +84,42 @@ class FlipCards:
             s.deck_cards = self.pairing(s.rng)
         s.side = 0
         cards = [s.deck_cards[i] for i in s.rng.permutation(len(s.deck_cards))]
-        s.draw_cards = cards
+        s.physical_draw = cards
         s.draw_pile = [c // self.K for c in cards]
-        s.discard_cards = []
-        s.hand_cards = [[] for _ in range(s.num_players)]
+        s.physical_discard = []
+        s.physical_hands = [[] for _ in range(s.num_players)]
         s.duel = None
 
     def take(self, s, seat: int, kind: int) -> int:
-        """Remove from ``seat``'s physical hand one card whose active face is ``kind`` (the oldest such card)."""
-        cards = s.hand_cards[seat]
+        """Remove from ``seat``'s physical hand a card whose active face is ``kind``.
+
+        Its player cannot tell such cards apart (it does not see their backs); the one with the smallest
+        code goes, so the choice does not depend on the hand's order (which ``to_spec`` does not keep).
+        """
+        cards = s.physical_hands[seat]
         side = s.side
+        best = -1
         for i, c in enumerate(cards):
-            if self.face(c, side) == kind:
-                return cards.pop(i)
-        raise AssertionError(f"seat {seat} holds no physical card with face {kind}")
+            if self.face(c, side) == kind and (best < 0 or c < cards[best]):
+                best = i
+        if best < 0:
+            raise AssertionError(f"seat {seat} holds no physical card with face {kind}")
+        return cards.pop(best)
 
     def place(self, s, p: int, kind: int) -> None:
         """Turn-machine hook: the card just placed on the discard pile (face ``kind``) leaves ``p``'s hand."""
-        s.discard_cards.append(self.take(s, p, kind))
+        s.physical_discard.append(self.take(s, p, kind))
 
     def flip_over(self, s) -> None:
         """The Flip procedure's turning (§2.3 steps 2-5): piles turned over as wholes, hands turned, side switched."""
         side = 1 - s.side
         s.side = side
         face = self.face
-        s.discard_cards.reverse()
-        s.draw_cards.reverse()
-        s.discard = [face(c, side) for c in s.discard_cards]
-        s.draw_pile = [face(c, side) for c in s.draw_cards]
-        for seat, cards in enumerate(s.hand_cards):
+        s.physical_discard.reverse()
+        s.physical_draw.reverse()
+        s.discard = [face(c, side) for c in s.physical_discard]
+        s.draw_pile = [face(c, side) for c in s.physical_draw]
+        for seat, cards in enumerate(s.physical_hands):
             hand = [0] * self.K
             for c in cards:
                 hand[face(c, side)] += 1
@@ -121,7 +128,11 @@ class FlipCards:
     def backs(self, s, seat: int) -> list[int]:
         """Inactive faces of ``seat``'s hand (what the other seats see of it)."""
         other = 1 - s.side
-        return [self.face(c, other) for c in s.hand_cards[seat]]
+        return [self.face(c, other) for c in s.physical_hands[seat]]
+
+    def draw_top_back(self, s) -> int:
+        """Inactive face of the draw pile's top card (public), or -1 when the pile is empty."""
+        return self.face(s.physical_draw[-1], 1 - s.side) if s.physical_draw else -1
 
 
 def _fixed_permutation(items: list) -> list:
@@ -138,7 +149,7 @@ def draw_one(g, s, seat: int) -> int:
     if not s.draw_pile and not reshuffle(g, s):
         return -1
     kind = s.draw_pile.pop()
-    s.hand_cards[seat].append(s.draw_cards.pop())
+    s.physical_hands[seat].append(s.physical_draw.pop())
     s.hands[seat][kind] += 1
     s.hand_size[seat] += 1
     s.progress = True
@@ -157,13 +168,13 @@ def reshuffle(g, s) -> bool:
     """Every discard but the top card becomes the new draw pile, active sides down (CORE-11, AMB-B24)."""
     if len(s.discard) <= 1:
         return False
-    rest = s.discard_cards[:-1]
+    rest = s.physical_discard[:-1]
     s.rng.shuffle(rest)
     side = s.side
-    s.draw_cards = rest
+    s.physical_draw = rest
     s.draw_pile = [g.physical.face(c, side) for c in rest]
     s.discard = s.discard[-1:]
-    s.discard_cards = s.discard_cards[-1:]
+    s.physical_discard = s.physical_discard[-1:]
     return True
 
 
@@ -242,6 +253,15 @@ def wild_steps(g, s, p: int, kind: int) -> list[tuple]:
     return [(turn.COLOUR, p)]
 
 
+def _number_values(deck) -> tuple[int, ...]:
+    """Printed number of each number face (its rank, e.g. 'A:7' -> 7); 0 for other faces."""
+    values = []
+    for k in deck.kinds:
+        label = k.rank.split(":")[-1]
+        values.append(int(label) if k.effect == Effect.NUMBER and label.isdigit() else k.points)
+    return tuple(values)
+
+
 def _numbers(g, s, seat: int) -> list[int]:
     """Number faces held by ``seat`` (kinds, with repeats)."""
     hand = s.hands[seat]
@@ -252,7 +272,7 @@ def _duel(g, s, step):
     """Resolve the duel of the Optimus / Megatron just placed by ``p`` against ``s.target``."""
     _, p, kind = step
     t = s.target
-    value = g.points_of  # a number face's value is its points
+    value = g.number_value  # the printed number 1-9 decides (not the points)
     if g.effect_of[kind] == Effect.OPTIMUS:
         best_p = max(_numbers(g, s, p), key=value.__getitem__, default=-1)
         best_t = max(_numbers(g, s, t), key=value.__getitem__, default=-1)
@@ -260,7 +280,7 @@ def _duel(g, s, step):
         winner = p if best_t < 0 or (best_p >= 0 and value[best_p] >= value[best_t]) else t
         s.duel = (kind, p, t, (best_p,) if best_p >= 0 else (), (best_t,) if best_t >= 0 else ())
         s.agenda.append((turn.COLOUR, winner))
-        s.agenda.append((OPTIMUS_PLACE_STEP, winner, 0, p))
+        s.agenda.append((OPTIMUS_PLACE_STEP, winner, 0))
         return None
     # Megatron: both hands public; the strictly lower lowest number draws 2, a tie is won by the originator
     missing = 0 if g.megatron_missing_loses else 10 ** 6
@@ -278,15 +298,20 @@ def _hand_kinds(s, seat: int) -> list[int]:
 
 
 def _optimus_place(g, s, step):
-    """The Optimus winner places up to two cards under it, never its last card; then its UNO call if due."""
-    _, w, placed, p = step
+    """The Optimus winner places up to two cards under it, never its last card (``placed`` so far)."""
+    _, w, placed = step
     if placed < 2 and s.hand_size[w] > 1 and _placeable(g, s, w):
         s.phase = Phase.OPTIMUS_PLACE
         s.current_seat = w
         return step
-    if placed and s.hand_size[w] == 1 and g.uno_asks:
-        s.agenda.append((turn.UNO, w))  # the placement left the winner one card
+    _placement_done(g, s, w, placed)
     return None
+
+
+def _placement_done(g, s, w: int, placed: int) -> None:
+    """The placement is over: the UNO call is due if it left the winner one card."""
+    if placed and s.hand_size[w] == 1 and g.uno_asks:
+        s.agenda.append((turn.UNO, w))
 
 
 def _placeable(g, s, w: int) -> list[int]:
@@ -305,16 +330,16 @@ def optimus_place_legal(g, s) -> list[int]:
 
 def on_optimus_place(g, s, a: int, legal: list[int]) -> None:
     """Apply an OPTIMUS_PLACE decision: place one card directly beneath the Optimus, or stop."""
-    _, w, placed, p = s.waiting
-    if a == g.layout.pass_:
-        s.agenda.append((OPTIMUS_PLACE_STEP, w, 2, p))  # stop: no more placements
+    _, w, placed = s.waiting
+    if a == g.layout.pass_:  # stop placing
+        _placement_done(g, s, w, placed)
     else:
         s.hands[w][a] -= 1
         s.hand_size[w] -= 1
         s.discard.insert(len(s.discard) - 1, a)
-        s.discard_cards.insert(len(s.discard_cards) - 1, g.physical.take(s, w, a))
+        s.physical_discard.insert(len(s.physical_discard) - 1, g.physical.take(s, w, a))
         s.progress = True
-        s.agenda.append((OPTIMUS_PLACE_STEP, w, placed + 1, p))
+        s.agenda.append((OPTIMUS_PLACE_STEP, w, placed + 1))
     turn.run(g, s)
 
 
@@ -325,7 +350,7 @@ def start_round(g, s) -> None:
     while True:
         kind = s.draw_pile.pop()
         s.discard.append(kind)
-        s.discard_cards.append(s.draw_cards.pop())
+        s.physical_discard.append(s.physical_draw.pop())
         if g.effect_of[kind] == Effect.NUMBER or not s.draw_pile:
             break
     s.direction = 1
@@ -349,6 +374,7 @@ def configure(g, o) -> None:
     g.draw_cards = draw_cards
     g.wild_steps = wild_steps
     g.agenda_steps = turn.STEPS + (_duel, _optimus_place)
+    g.colour_steps = frozenset((turn.COLOUR, DUEL))  # a duel ends in its winner's colour declaration
     g.extra_handlers = {Phase.OPTIMUS_PLACE: on_optimus_place}
     g.extra_legal = {Phase.OPTIMUS_PLACE: optimus_place_legal}
     g.wild_counts_as_match = o["flip.wild_counts_as_match"]
@@ -360,6 +386,7 @@ def configure(g, o) -> None:
     g.duel_kinds = g.early_call_kinds = frozenset(k for k in range(deck.num_kinds)
                                                   if deck.effect_of[k] in DUEL_WILDS)
     g.number_kinds = tuple(k for k in range(deck.num_kinds) if deck.effect_of[k] == Effect.NUMBER)
+    g.number_value = _number_values(deck)
     first_d = deck.side_of.index(1)
     g.faces_per_side = first_d
     g.face_index = tuple(k - first_d if deck.side_of[k] else k for k in range(deck.num_kinds))
@@ -388,10 +415,11 @@ class BackFacesBlock:
         face = g.physical.face
         for r in range(1, n):
             base = 1 + (r - 1) * f
-            for c in s.hand_cards[(seat + r) % n]:
+            for c in s.physical_hands[(seat + r) % n]:
                 out[base + index[face(c, other)]] += 1.0
-        if s.draw_cards:
-            out[1 + (g.variant.max_players - 1) * f + index[face(s.draw_cards[-1], other)]] = 1.0
+        back = g.physical.draw_top_back(s)
+        if back >= 0:
+            out[1 + (g.variant.max_players - 1) * f + index[back]] = 1.0
 
 
 class DuelBlock:
@@ -512,10 +540,10 @@ def read_spec(g, s, spec) -> None:
             hands.append(list(zip(faces, hand_named[seat])))
         else:
             hands.append([(k, -1) for k, c in enumerate(s.hands[seat]) for _ in range(c)])
-    s.discard_cards = [pair(f, b) for f, b in zip(s.discard, discard_backs)]
-    s.draw_cards = [pair(f, b) for f, b in zip(draw_top_first, draw_backs)][::-1]
-    s.hand_cards = [[pair(f, b) for f, b in h] for h in hands]
-    s.deck_cards = tuple(sorted(s.discard_cards + s.draw_cards + [c for h in s.hand_cards for c in h]))
+    s.physical_discard = [pair(f, b) for f, b in zip(s.discard, discard_backs)]
+    s.physical_draw = [pair(f, b) for f, b in zip(draw_top_first, draw_backs)][::-1]
+    s.physical_hands = [[pair(f, b) for f, b in h] for h in hands]
+    s.deck_cards = tuple(sorted(s.physical_discard + s.physical_draw + [c for h in s.physical_hands for c in h]))
 
 
 def write_spec(g, s, spec) -> None:
@@ -528,14 +556,18 @@ def write_spec(g, s, spec) -> None:
 
     face = g.physical.face
     spec["side"] = "AD"[s.side]
-    spec["discard"] = [full(c) for c in s.discard_cards]
-    spec["draw_pile"] = [full(c) for c in reversed(s.draw_cards)]
-    spec["hands"] = [[full(c) for c in sorted(h, key=lambda c: (face(c, s.side), c))] for h in s.hand_cards]
+    spec["discard"] = [full(c) for c in s.physical_discard]
+    spec["draw_pile"] = [full(c) for c in reversed(s.physical_draw)]
+    spec["hands"] = [[full(c) for c in sorted(h, key=lambda c: (face(c, s.side), c))] for h in s.physical_hands]
     if spec["colour"] is not None:
         spec["colour"] = g.colour_name(s)
+    pending = spec["pending"] or {}
     if s.phase is Phase.OPTIMUS_PLACE:
-        _, w, placed, p = s.waiting
-        spec["pending"] = {**(spec["pending"] or {}), "optimus_place": {"seat": w, "placed": placed}}
+        _, w, placed = s.waiting
+        pending["optimus_place"] = {"seat": w, "placed": placed}
+    if "penalty" in pending and "until_colour" in pending["penalty"]:  # Wild Draw Colour: by name
+        pending["penalty"]["until_colour"] = g.colour_name(s, pending["penalty"]["until_colour"])
+    spec["pending"] = pending or None
 
 
 register(VariantDef(
