@@ -380,6 +380,25 @@ def deal_round(g, s) -> None:
     g.variant.start_round(g, s)
 
 
+def number_starter(g, s) -> None:
+    """Turn starters until a number card is on top; the ignored cards stay beneath it (Flex AMB-A13, Flip AMB-B6)."""
+    pile = s.draw_pile
+    while True:
+        kind = pile.pop()
+        s.discard.append(kind)
+        if g.physical is not None:  # Flip: the physical card goes along
+            s.physical_discard.append(s.physical_draw.pop())
+        if g.effect_of[kind] == Effect.NUMBER or not pile:
+            break
+    s.direction = 1
+    first = (s.dealer + 1) % s.num_players
+    s.agenda.append(start_turn_step(first))
+    if g.is_wild[kind]:  # only if the whole pile held no number card
+        s.agenda.append((COLOUR, first))
+    else:
+        s.colour = g.colour_of[kind]
+
+
 def start_turn_step(seat: int) -> tuple:
     """Agenda step that starts ``seat``'s normal turn."""
     return (START_TURN, seat)

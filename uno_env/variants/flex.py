@@ -181,24 +181,7 @@ def configure(g, o) -> None:
     g.after_effect = power_updates
 
 
-# --------------------------------------------------------------------------- round start
-
-def start_round(g, s) -> None:
-    """Turn starters until a number card is on top; the ignored cards stay beneath it (AMB-A13)."""
-    pile = s.draw_pile
-    while True:
-        kind = pile.pop()
-        s.discard.append(kind)
-        if g.effect_of[kind] == Effect.NUMBER or not pile:
-            break
-    s.direction = 1
-    first = (s.dealer + 1) % s.num_players
-    s.agenda.append(turn.start_turn_step(first))
-    if g.is_wild[kind]:  # only if the whole pile held no number card
-        s.agenda.append((turn.COLOUR, first))
-    else:
-        s.colour = g.colour_of[kind]
-
+# --------------------------------------------------------------------------- rules hooks
 
 def can_respond_with(g, s, pen, kind: int) -> bool:
     """Flex has no stacking or deflection."""
@@ -256,7 +239,7 @@ def write_spec(g, s, spec) -> None:
 
 register(VariantDef(
     name="flex", min_players=2, max_players=8, hand_size=7, deck="flex", options=COMMON_OPTIONS + FLEX_OPTIONS,
-    effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with, response_effects=(),
+    effects=EFFECTS, start_round=turn.number_starter, can_respond_with=can_respond_with, response_effects=(),
     targets=True, flex_plays=True, self_target_action=True, phases=(Phase.CHOOSE_TARGET,),
     configure=configure, deck_option="flex.deck_manifest", read_spec=read_spec, write_spec=write_spec,
     doc="UNO Flex, 104 cards + 8 power cards (RULES.md §2.2)",

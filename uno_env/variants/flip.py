@@ -343,24 +343,7 @@ def on_optimus_place(g, s, a: int, legal: list[int]) -> None:
     turn.run(g, s)
 
 
-# --------------------------------------------------------------------------- round start
-
-def start_round(g, s) -> None:
-    """Turn starters until a number face is on top; the ignored cards stay beneath it (AMB-B6)."""
-    while True:
-        kind = s.draw_pile.pop()
-        s.discard.append(kind)
-        s.physical_discard.append(s.physical_draw.pop())
-        if g.effect_of[kind] == Effect.NUMBER or not s.draw_pile:
-            break
-    s.direction = 1
-    first = (s.dealer + 1) % s.num_players
-    s.agenda.append(turn.start_turn_step(first))
-    if g.is_wild[kind]:  # only if the whole pile held no number face
-        s.agenda.append((turn.COLOUR, first))
-    else:
-        s.colour = g.colour_of[kind]
-
+# --------------------------------------------------------------------------- rules hooks
 
 def can_respond_with(g, s, pen, kind: int) -> bool:
     """Flip has no stacking or deflection."""
@@ -572,7 +555,7 @@ def write_spec(g, s, spec) -> None:
 
 register(VariantDef(
     name="flip", min_players=2, max_players=10, hand_size=7, deck="flip", options=COMMON_OPTIONS + FLIP_OPTIONS,
-    effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with, response_effects=(),
+    effects=EFFECTS, start_round=turn.number_starter, can_respond_with=can_respond_with, response_effects=(),
     restricted_effects=(Effect.WILD_DRAW_TWO, Effect.WILD_DRAW_COLOUR), wild_counts_as_match=True,
     targets=True, phases=(Phase.CHOOSE_TARGET, Phase.OPTIMUS_PLACE), configure=configure,
     deck_option="flip.deck_manifest", read_spec=read_spec, write_spec=write_spec, spec_cards=spec_cards,
