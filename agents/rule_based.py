@@ -36,7 +36,8 @@ P = Effect  # short alias for the effect codes
 DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO, P.DRAW_ONE, P.DRAW_FIVE, P.HIT_ONE, P.HIT_TWO)
 TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE,
                  P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE, P.HIT_ONE, P.HIT_TWO)
-RESTRICTED_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)
+ATTACKING_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)
+HIT_EFFECTS = (P.HIT_ONE, P.HIT_TWO, P.WILD_ATTACK)
 STRONG_EFFECTS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON, P.DRAW_FIVE,
                   P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)
 
@@ -167,7 +168,7 @@ class HeuristicAgent(_RuleBased):
             if v.is_wild[k]:
                 # keep wilds: worth playing when nothing else fits, or to attack
                 score = -30.0
-                if effect in RESTRICTED_WILDS:
+                if effect in ATTACKING_WILDS:
                     score += 25.0 if threat else -5.0
                 elif effect == P.OPTIMUS:
                     score += 6.0 if n_hand >= 4 else 0.0  # a won duel sheds two more cards
@@ -193,11 +194,12 @@ class HeuristicAgent(_RuleBased):
         return best
 
     def choose_response(self, obs, plays):
-        """Attack's Mass Hit (and stacks): the cheapest answering card, a wild last."""
+        """Attack's Mass Hit: the cheapest hit card (Hit 1, Hit 2, a Wild Attack last); other stacks as plays."""
         v = self.view
-        order = {P.HIT_ONE: 0, P.DRAW_TWO: 0, P.HIT_TWO: 1, P.WILD_ATTACK: 2, P.WILD_DRAW_FOUR: 2}
-        return min(plays, key=lambda a: (order.get(v.effect_of[v.kind_of(a)], 0), v.points_of[v.kind_of(a)],
-                                         self.rng.random()))
+        if v.effect_of[v.kind_of(plays[0])] not in HIT_EFFECTS:
+            return self.choose_play(obs, plays)
+        order = {P.HIT_ONE: 0, P.HIT_TWO: 1, P.WILD_ATTACK: 2}
+        return min(plays, key=lambda a: (order[v.effect_of[v.kind_of(a)]], self.rng.random()))
 
     def _flip_value(self, obs, threat: bool) -> float:
         """Flip: the next opponent will hold its visible back faces; flip when those are weak, not when strong."""

@@ -51,9 +51,15 @@ class ObservationView:
         return 1 if obs[self.o["direction"]][0] >= 0 else -1
 
     def next_opponent_size(self, obs: np.ndarray) -> int:
-        """Hand size of the seat that plays after me."""
+        """Hand size of the seat that plays after me (passing over seats out of an elimination match: 0 cards)."""
         n = self.num_players(obs)
-        return int(self.hand_sizes(obs)[self.direction(obs) % n])
+        sizes = self.hand_sizes(obs)
+        d = self.direction(obs)
+        for r in range(1, n):
+            size = int(sizes[(r * d) % n])
+            if size:
+                return size
+        return 0
 
     def discard_counts(self, obs: np.ndarray) -> np.ndarray:
         """Discard pile counts per kind."""

@@ -1268,3 +1268,46 @@ def test_random_games_keep_invariants_and_press_ends_turn():
             check(g, s)
             if phase == "TURN" and a == "press" and not s.is_over:
                 assert s.phase == "TURN" and s.current_seat == (p + s.direction) % 4
+
+
+def test_elimination_states_round_trip_through_specs_and_rewards_favour_the_lowest_total():
+    """AMB-C14 states can be written and read back (``eliminated``); the points reward of method-2 totals is negative."""
+    from uno_env.env_common import final_rewards
+    from uno_env.errors import SpecError
+
+    g = Game("attack", num_players=4, scoring_method="elimination", target_score=100)
+    spec = {"discard": ["G3"], "hands": [["G5", "R1"], [], ["Y2", "B2"], []], "scores": [40, 120, 90, 100],
+            "eliminated": [False, True, False, True]}
+    s = g.state_from_spec(spec)
+    out = g.to_spec(s)
+    assert out["eliminated"] == [False, True, False, True]
+    assert g.to_spec(g.state_from_spec(out)) == out
+    g.step(s, "play G5")
+    assert s.current_seat == 2  # P1 is out: the turn passes over it
+    with pytest.raises(SpecError, match="P1 is eliminated and holds no cards"):
+        g.state_from_spec({**spec, "hands": [["G5"], ["R2"], ["Y2"], []]})
+    with pytest.raises(SpecError, match="only in an elimination match"):
+        Game("attack", num_players=4).state_from_spec(spec)
+    while not s.is_over:
+        g.step(s, g.legal_actions(s)[0])
+    rewards = final_rewards(g, s, "points")
+    assert rewards[s.winner] == max(rewards) and all(r <= 0 for r in rewards)
+
+
+def test_attack_refuses_options_it_has_no_use_for():
+    """DESIGN: an option that does not apply to the variant fails at construction (Attack has no restricted wild)."""
+    with pytest.raises(RuleError, match="restricted_wild_bluffing"):
+        Game("attack", num_players=2, restricted_wild_bluffing=False)
+    with pytest.raises(RuleError, match="attack.fixed_k"):
+        Game("attack", num_players=2, **{"attack.fixed_k": 0})  # a launcher that never fires would never block
+
+
+def test_rule_based_view_skips_seats_out_of_an_elimination_match():
+    import agents
+    from uno_env.observation import ObservationEncoder
+
+    g = Game("attack", num_players=4, scoring_method="elimination", target_score=100)
+    s = g.state_from_spec({"discard": ["G3"], "hands": [["G5", "R1"], [], ["Y2", "B2", "B3"], []],
+                           "scores": [40, 120, 90, 100], "eliminated": [False, True, False, True]})
+    view = agents.load("heuristic", g).view
+    assert view.next_opponent_size(ObservationEncoder(g).encode(s, 0)) == 3  # P2, not the empty P1

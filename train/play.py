@@ -61,6 +61,9 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     if "power" in spec:  # Flex: every power card is public
         lines.append("power cards: " + ", ".join(
             f"{'you' if q == seat else f'P{q}'} {'✓' if spec['power'][q] else '✘'}" for q in range(n)))
+    if game.match:
+        out = [f"P{q}" for q in range(n) if state.eliminated[q]]
+        lines.append(f"match totals {state.scores}" + (f"; out: {', '.join(out)}" if out else ""))
     if game.physical is not None:  # Flip: the side, and the back faces this seat may see (never its own)
         lines += _flip_view(game, state, seat)
     pen = (spec["pending"] or {}).get("penalty")
@@ -173,11 +176,18 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
             action = int(policies[actor].act(enc.encode(state, actor), game.legal_action_mask(state)))
         text = game.action_to_string(action, state)
         before = list(state.hand_size)
+        round_index = state.round_index
         (rec or game).step(state, action)
+        if state.round_index != round_index:  # a match dealt its next round
+            term.say(f"{text}: round over, points {state.round_points}, totals {state.scores}; new deal")
+            continue
         for line in narrate(state, actor, text, before, seat):
             term.say(line)
     if state.winner is None:
         term.say("the game ended without a winner" + (" (step cap)" if state.truncated else " (blocked)"))
+    elif game.match:
+        who = "you win" if state.winner == seat else f"P{state.winner} wins"
+        term.say(f"{who} the match; totals {state.scores}")
     elif state.winner == seat:
         term.say(f"you win! round points {state.round_points[seat]}")
     else:

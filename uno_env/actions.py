@@ -11,7 +11,7 @@ K .. 2K-1 (Flex only)  ``play <card> flex`` place kind k in FLEX mode
 next                   ``draw``             draw a card (Attack: ``press``)
 +4                     ``colour <C>``       declare colour C (the deck's colour order)
 +N-1 (targeted only)   ``target P<seat>``   choose the opponent at relative offset 1..N-1
-+1 (Flex only)         ``target P<seat>``   choose oneself (legal only with flex.allow_self_target)
++1 (Flex, Attack)      ``target P<seat>``   choose oneself (legal only with <variant>.allow_self_target)
 +1 each                ``challenge`` ``accept`` ``call`` ``no-call`` ``catch`` ``pass``
 =====================  ===================  ===========================================
 
@@ -37,6 +37,7 @@ class ActionLayout:
 
     def __init__(self, deck: Deck, max_players: int, flex_plays: bool = False,
                  targets: bool = False, draw_word: str = "draw", self_target: bool = False):
+        self.self_target_option = f"{deck.name}.allow_self_target"
         self.deck = deck
         k = deck.num_kinds
         self.num_kinds = k
@@ -69,7 +70,7 @@ class ActionLayout:
             out.append((f"{self.target0}..{self.target0 + self.num_targets - 1}", "target, relative offset 1.."
                         f"{self.num_targets}"))
         if self.self_target >= 0:
-            out.append((str(self.self_target), "target yourself (only with flex.allow_self_target)"))
+            out.append((str(self.self_target), f"target yourself (only with {self.self_target_option})"))
         for word in SPECIAL_WORDS:
             out.append((str(self.challenge + SPECIAL_WORDS.index(word)), word))
         return out

@@ -37,5 +37,5 @@ def final_rewards(game: Game, s: State, mode: str) -> list[float]:
     if mode == "win_loss" or s.winner is None:
         return s.returns
     points = s.scores if game.match else s.round_points
-    sign = -1.0 if game.scoring == "penalty_low" else 1.0
+    sign = 1.0 if game.scoring == "winner_takes" else -1.0  # penalty_low / elimination: lowest total wins
     return [sign * p / 100.0 for p in points]

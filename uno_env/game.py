@@ -122,7 +122,7 @@ class Game:
         self.uno_mode = o["uno_call"]
         self.uno_asks = self.uno_mode in ("decide", "explicit")
         self.uno_penalty = 2
-        self.bluffing = o["restricted_wild_bluffing"]
+        self.bluffing = o.get("restricted_wild_bluffing", True)  # (Attack has no restricted wild)
         self.scoring = o["scoring_method"]
         self.target_score = o["target_score"]
         self.elimination = o["scoring_method"] == "elimination"  # (Attack) always a whole match

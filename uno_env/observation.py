@@ -16,7 +16,8 @@ deciding           M       offset 0 set when this seat is the one deciding (zero
 turn               M       one-hot relative offset of the seat whose turn it is
 direction          1       +1 clockwise, -1 counter-clockwise
 hand_sizes         M       cards held per relative seat, divided by the number dealt
-seats              M       1 for each relative offset that is a seat in this game (and not eliminated)
+seats              M       1 for each relative offset that is a seat in this game (a seat out of an Attack
+                           elimination match holds 0 cards: its hand_sizes entry is 0 while the game runs)
 penalty            3       pending draw penalty / 4, this seat is its target, a challenge is possible
 draw_pile          1       cards in the draw pile / deck size
 discard            K       discard pile, count per kind (the public discard history)
@@ -87,10 +88,6 @@ class ObservationEncoder:
         obs[sizes:sizes + n] = [s.hand_size[q] / g.hand_size for q in rel]
         seats = o["seats"].start
         obs[seats:seats + n] = 1.0
-        if g.elimination:  # Attack's elimination mode: seats out of the match are no longer seats
-            for r, q in enumerate(rel):
-                if s.eliminated[q]:
-                    obs[seats + r] = 0.0
         pen = s.penalty
         if pen is not None:
             p0 = o["penalty"].start

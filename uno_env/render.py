@@ -16,14 +16,15 @@ def render_text(game, s: State) -> str:
             head += "game over, " + ("truncated" if s.truncated else "blocked, no winner")
     else:
         head += f"P{s.current_seat} decides ({s.phase.value}), turn of P{s.turn_seat}"
+    pile = "launcher" if game.layout.draw_word == "press" else "draw pile"
     lines = [head,
              f"top {spec['discard'][-1]}  colour {spec['colour']}  direction "
-             f"{'clockwise' if s.direction == 1 else 'counter-clockwise'}  draw pile {len(s.draw_pile)}  "
+             f"{'clockwise' if s.direction == 1 else 'counter-clockwise'}  {pile} {len(s.draw_pile)}  "
              f"discard {len(s.discard)}" + (f"  side {spec['side']}" if "side" in spec else "")]
     pending = spec["pending"] or {}
     if "penalty" in pending:
         pen = pending["penalty"]
-        lines.append(f"pending: draw {pen['total']} for P{pen['target']}"
+        lines.append(f"pending: {game.layout.draw_word} {pen['total']} for P{pen['target']}"
                      + (" (challengeable)" if pen.get("challengeable") else ""))
     if "target_for" in pending:
         lines.append(f"pending: P{s.current_seat} chooses the target of {pending['target_for']}")
@@ -32,7 +33,8 @@ def render_text(game, s: State) -> str:
         mark = ">" if q == s.current_seat else " "
         score = f"  score {s.scores[q]}" if game.match or any(s.scores) else ""
         pw = ("  power ✓" if power[q] else "  power ✘") if power is not None else ""
-        lines.append(f"{mark} P{q} {s.hand_size[q]:>3} cards{score}{pw}  {' '.join(spec['hands'][q])}")
+        out = "  (out)" if s.eliminated[q] else ""
+        lines.append(f"{mark} P{q} {s.hand_size[q]:>3} cards{score}{pw}{out}  {' '.join(spec['hands'][q])}")
     return "\n".join(lines)
 
 

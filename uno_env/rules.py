@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import RuleError
 
@@ -26,6 +26,7 @@ class Option:
     type: type | None = None
     minimum: float | None = None
     maximum: float | None = None
+    check: Callable[[Any], str | None] | None = None  # further validation: the problem in words, or None
 
     def allowed(self) -> str:
         """Human-readable description of the allowed values."""
@@ -39,6 +40,13 @@ class Option:
 
     def validate(self, value: Any) -> Any:
         """Normalised value, or RuleError naming the key and the allowed values."""
+        value = self._validate_type(value)
+        problem = self.check(value) if self.check is not None else None
+        if problem:
+            raise RuleError(f"rule option {self.key!r} = {value!r} {problem}")
+        return value
+
+    def _validate_type(self, value: Any) -> Any:
         if self.choices is not None:
             if isinstance(value, bool) and ("on" if value else "off") in self.choices:
                 value = "on" if value else "off"  # YAML 1.1 reads on/off as booleans

@@ -37,7 +37,7 @@ from .state import Phase, State
 
 KNOWN_KEYS = ("variant", "players", "options", "seed", "current", "direction", "discard", "colour",
               "draw_pile", "hands", "scores", "unplaced", "dealer", "start", "phase", "winner", "pending")
-VARIANT_KEYS = {"power": "flex", "side": "flip", "launcher": "attack"}
+VARIANT_KEYS = {"power": "flex", "side": "flip", "launcher": "attack", "eliminated": "attack"}
 
 
 def state_from_spec(g, spec: Mapping[str, Any]) -> State:
@@ -87,7 +87,7 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
         for k in entry:
             s.hands[seat][k] += 1
         s.hand_size[seat] = len(entry)
-        if not entry:
+        if not entry and not _eliminated(spec, seat):  # (Attack: a seat out of an elimination match holds none)
             raise SpecError(f"hands[{seat}] is empty: a player without cards has already won; give P{seat} a card")
 
     where = spec.get("unplaced", "draw_pile")
@@ -259,6 +259,11 @@ def _colour(g, spec: Mapping, top: int) -> int:
         raise SpecError(f"colour = {given!r} contradicts the coloured top card {g.deck.name_of[top]!r} "
                         f"(the current colour is the top card's colour)")
     return own
+
+
+def _eliminated(spec: Mapping, seat: int) -> bool:
+    out = spec.get("eliminated")
+    return isinstance(out, (list, tuple)) and seat < len(out) and out[seat] is True
 
 
 def _seat(spec: Mapping, key: str, default: int, n: int) -> int:

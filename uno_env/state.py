@@ -55,6 +55,8 @@ class Penalty:
     def as_dict(self) -> dict:
         """Plain description for ``to_spec``."""
         d = {"total": self.total, "target": self.target}
+        if self.cards > 1:
+            d["cards"] = self.cards
         if self.until >= 0:
             d["until_colour"] = self.until
         if self.challenge is not None:

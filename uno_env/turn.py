@@ -319,7 +319,7 @@ def end_round(g, s, winner: int | None) -> None:
 
 
 def match_leader(g, s) -> int | None:
-    """Seat with the best match total (highest, or lowest for penalty_low); None on a tie."""
+    """Seat still in with the best match total (highest for winner_takes, else lowest); None on a tie."""
     scores = [v for q, v in enumerate(s.scores) if not s.eliminated[q]]
     best = max(scores) if g.scoring == "winner_takes" else min(scores)
     leaders = [q for q, v in enumerate(s.scores) if v == best and not s.eliminated[q]]
@@ -465,7 +465,7 @@ def _end_turn(g, s, step):
         s.idle_turns = 0
     else:
         s.idle_turns += 1
-        if s.idle_turns >= s.num_players:
+        if s.idle_turns >= players_in(g, s):
             end_round(g, s, None)  # blocked round (CORE-12)
             return None
     s.progress = False

@@ -17,11 +17,23 @@ from dataclasses import replace
 import numpy as np
 
 from ..cards import Effect
-from ..errors import RuleError, SpecError
+from ..errors import SpecError
 from ..rules import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
 from . import VariantDef, register
+
+def _probs_problem(value) -> str | None:
+    """Why a burst_probs value is unusable, or None."""
+    try:
+        probs = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return "must be a list of numbers"
+    if probs.ndim != 1 or len(probs) < 2 or (probs < 0).any() or not np.isclose(probs.sum(), 1.0) or probs[0] >= 1:
+        return ("must be non-negative probabilities of bursts of 0, 1, 2, ... cards that sum to 1 "
+                "(and some burst must fire: p0 < 1)")
+    return None
+
 
 ATTACK_OPTIONS: tuple[Option, ...] = (
     Option("attack.deck_manifest", "proposed", "deck manifest: 'proposed' (the packaged 112-card list of [004]) or "
@@ -30,13 +42,13 @@ ATTACK_OPTIONS: tuple[Option, ...] = (
            "max_burst), categorical (burst_probs), fixed (fixed_k) or scripted (the spec's launcher list; "
            "nothing fires once it is used up)", choices=("geometric", "categorical", "fixed", "scripted")),
     Option("attack.p_fire", 0.5, "geometric model: probability that a press fires at least one card", type=float,
-           minimum=0.0, maximum=1.0),
+           minimum=0.01, maximum=1.0),
     Option("attack.q", 0.5, "geometric model: P(K = k) = p_fire (1 - q) q^(k-1) for k >= 1", type=float,
            minimum=0.0, maximum=0.99),
     Option("attack.max_burst", 10, "geometric model: largest burst (the tail mass goes on it)", type=int, minimum=1),
     Option("attack.burst_probs", (0.50, 0.20, 0.12, 0.08, 0.05, 0.03, 0.02), "categorical model: [p0, p1, ...] "
-           "probabilities of bursts of 0, 1, ... cards (sum 1)", type=tuple),
-    Option("attack.fixed_k", 1, "fixed model: cards fired by every press (1 = a classic draw)", type=int, minimum=0),
+           "probabilities of bursts of 0, 1, ... cards (sum 1, p0 < 1)", type=tuple, check=_probs_problem),
+    Option("attack.fixed_k", 1, "fixed model: cards fired by every press (1 = a classic draw)", type=int, minimum=1),
     Option("attack.reload_policy", "empty_at_turn_start", "reload the launcher from the discard pile when it is "
            "empty at the start of a turn (AMB-C2)", choices=("empty_at_turn_start",)),
     Option("attack.wild_attack_resume", "second_from_attacker", "who plays after an unstacked Wild Attack (AMB-C3)",
@@ -47,15 +59,16 @@ ATTACK_OPTIONS: tuple[Option, ...] = (
            choices=("dealer_right", "dealer")),
     Option("attack.allow_self_target", False, "a Wild Attack may target its own player (AMB-C8)", type=bool),
 )
-# Attack adds the elimination ("challenge") match mode to the scoring methods (§2.4)
+# Attack adds the elimination ("challenge") match mode to the scoring methods (§2.4); it has no restricted wild
 _OPTIONS = tuple(replace(o, choices=o.choices + ("elimination",),
                          doc=o.doc + "; Attack: elimination (method-2 totals, a seat reaching target_score is out)")
-                 if o.key == "scoring_method" else o for o in COMMON_OPTIONS) + ATTACK_OPTIONS
+                 if o.key == "scoring_method" else o
+                 for o in COMMON_OPTIONS if o.key != "restricted_wild_bluffing") + ATTACK_OPTIONS
 
 HIT_EFFECTS = (Effect.HIT_ONE, Effect.HIT_TWO, Effect.WILD_ATTACK)
 
 
-_next = turn.seat_after
+_next = turn.seat_after  # the seat k places on, passing over seats out of an elimination match
 
 
 # --------------------------------------------------------------------------- the launcher
@@ -69,14 +82,9 @@ class Launcher:
         self.q = o["attack.q"]
         self.max_burst = o["attack.max_burst"]
         self.fixed_k = o["attack.fixed_k"]
-        try:
-            probs = np.asarray(o["attack.burst_probs"], dtype=float)
-        except (TypeError, ValueError):
-            probs = np.zeros(0)
-        if probs.ndim != 1 or len(probs) == 0 or (probs < 0).any() or not np.isclose(probs.sum(), 1.0):
-            raise RuleError(f"rule option 'attack.burst_probs' = {list(o['attack.burst_probs'])!r} must be a list of "
-                            f"non-negative probabilities of bursts 0, 1, 2, ... that sum to 1")
+        probs = np.asarray(o["attack.burst_probs"], dtype=float)  # (checked by the option)
         self.cumulative = np.cumsum(probs / probs.sum())
+        self.cumulative[-1] = 1.0  # no rounding gap above the last burst size
 
     def distribution(self, remaining: int) -> np.ndarray:
         """P(K = k) for k = 0..remaining under the model (scripted: nothing fires)."""
@@ -121,7 +129,10 @@ def press(g, s, seat: int) -> int:
     pile = s.draw_pile
     if not pile:
         return 0
-    s.progress = True  # pressing a loaded launcher is an action, even when nothing fires
+    # Pressing a loaded launcher counts as progress for the blocked-round rule (CORE-12) even when nothing
+    # fires: with P(K = 0) = 1/2 a literal reading would end rounds as blocked by chance. Rounds still
+    # block when the launcher is empty and cannot be reloaded; every model fires with some probability.
+    s.progress = True
     k = g.launcher.burst(s, len(pile))
     hand = s.hands[seat]
     for _ in range(k):
@@ -225,10 +236,15 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
 
 # --------------------------------------------------------------------------- round start
 
+def _ensure_launcher_stream(s) -> None:
+    """The launcher's own generator, derived once from the game's generator."""
+    if s.launcher_rng is None:
+        s.launcher_rng = np.random.default_rng(int(s.rng.integers(2 ** 63)))
+
+
 def start_round(g, s) -> None:
     """Turn the starter and apply §2.4's starter rules (a Wild Attack goes back into the launcher, AMB-C5)."""
-    if s.launcher_rng is None:  # the launcher's own stream, derived once from the game's seed
-        s.launcher_rng = np.random.default_rng(int(s.rng.integers(2 ** 63)))
+    _ensure_launcher_stream(s)
     pile = s.draw_pile
     dealer = s.dealer
     while True:
@@ -294,10 +310,10 @@ class HitBlock:
 
 
 def read_spec(g, s, spec) -> None:
-    """The ``launcher`` key: scripted burst sizes, consumed one per press before the model."""
+    """The ``launcher`` key (scripted burst sizes, consumed one per press before the model) and ``eliminated``."""
+    _ensure_launcher_stream(s)
+    _read_eliminated(g, s, spec)
     value = spec.get("launcher")
-    if s.launcher_rng is None:
-        s.launcher_rng = np.random.default_rng(int(s.rng.integers(2 ** 63)))
     if value is None:
         return
     if not isinstance(value, (list, tuple)) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
@@ -306,10 +322,33 @@ def read_spec(g, s, spec) -> None:
     s.launcher_script = list(value)
 
 
+def _read_eliminated(g, s, spec) -> None:
+    value = spec.get("eliminated")
+    if value is None:
+        return
+    n = s.num_players
+    if not g.elimination:
+        raise SpecError("eliminated: seats are out only in an elimination match (scoring_method: elimination)")
+    if not isinstance(value, (list, tuple)) or len(value) != n or not all(isinstance(v, bool) for v in value):
+        raise SpecError(f"eliminated = {value!r} must be a list of {n} true/false, one per seat")
+    if value.count(False) < 2:
+        raise SpecError("eliminated: at least two seats must still be in a running match")
+    for q, out in enumerate(value):
+        if out and s.hand_size[q]:
+            raise SpecError(f"hands[{q}]: P{q} is eliminated and holds no cards (give it an empty list)")
+        if not out and not s.hand_size[q]:
+            raise SpecError(f"hands[{q}] is empty: a player without cards has already won; give P{q} a card")
+    if value[spec.get("current", 0)]:
+        raise SpecError(f"current = {spec.get('current', 0)} is eliminated: a seat still in must decide")
+    s.eliminated = list(value)
+
+
 def write_spec(g, s, spec) -> None:
-    """The scripted bursts not yet used (when any)."""
+    """The scripted bursts not yet used (when any) and the seats out of an elimination match."""
     if s.launcher_script:
         spec["launcher"] = list(s.launcher_script)
+    if any(s.eliminated):
+        spec["eliminated"] = list(s.eliminated)
 
 
 register(VariantDef(
