@@ -1311,3 +1311,12 @@ def test_rule_based_view_skips_seats_out_of_an_elimination_match():
                            "scores": [40, 120, 90, 100], "eliminated": [False, True, False, True]})
     view = agents.load("heuristic", g).view
     assert view.next_opponent_size(ObservationEncoder(g).encode(s, 0)) == 3  # P2, not the empty P1
+
+
+def test_self_targeted_wild_attack_as_last_card_wins_without_pressing():
+    """CORE-24 with attack.allow_self_target: a last card aimed at its own player leaves nothing to press."""
+    g = Game("attack", num_players=3, **{"attack.allow_self_target": True, "attack.launcher_model": "fixed"})
+    s = g.state_from_spec({"discard": ["G3"], "hands": [["WA"], ["R1", "R2"], ["Y1", "Y2"]]})
+    for action in ("play WA", "colour R", "target P0"):
+        g.step(s, action)
+    assert s.is_over and s.winner == 0 and s.hand_size == [0, 2, 2]

@@ -1207,3 +1207,16 @@ def test_wild_draw_colour_pending_names_its_colour_and_colour_waits_during_a_due
     assert s.phase == "UNO_CALL" and g2.to_spec(s)["colour"] is None  # the Optimus' colour is not declared yet
     g2.step(s, "call")
     assert s.phase == "OPTIMUS_PLACE" and g2.to_spec(s)["colour"] is None
+
+
+def test_optimus_placement_needing_a_match_after_the_discard_was_reshuffled():
+    """flip.optimus_place_requires_match: with nothing left beneath the Optimus (an UNO penalty reshuffled the
+    pile during the duel), a placed card must have the colour from before the Optimus, or be a wild."""
+    g = Game("flip", num_players=2, uno_call="explicit", **{"flip.optimus_place_requires_match": True})
+    s = g.state_from_spec({"discard": ["A:R5"], "draw_pile": [], "unplaced": "discard",
+                           "hands": [["OPT", "A:R2"], ["A:Y8", "A:R3", "A:G7"]]})
+    for action in ("play OPT", "target P1", "no-call", "catch"):  # P0 is caught: it draws 2 from a reshuffle
+        g.step(s, action)
+    assert len(s.discard) == 1 and s.hand_size[0] == 3
+    assert (s.phase, s.current_seat) == ("OPTIMUS_PLACE", 1)  # P1's 8 beat P0's 2
+    assert g.legal_action_strings(s) == ["play A:R3", "pass"]

@@ -204,6 +204,9 @@ def effect_hit_two(g, s, p, kind, count, final):
 def effect_wild_attack(g, s, p, kind, count, final):
     """Wild Attack: the chosen seat presses twice, or adds a hit card; resume per attack.wild_attack_resume."""
     t = s.target
+    if final and t == p:  # a self-aimed last card: the player has won, nothing to press (CORE-24)
+        s.next_seat = _next(g, s, p)
+        return
     rule = g.wild_attack_resume
     resume = _next(g, s, p, 2) if rule == "second_from_attacker" else _next(g, s, p) if rule == "next_after_attacker" \
         else _next(g, s, t)

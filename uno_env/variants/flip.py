@@ -318,6 +318,8 @@ def _placeable(g, s, w: int) -> list[int]:
     hand = s.hands[w]
     if not g.optimus_place_requires_match:
         return [k for k in range(g.num_kinds) if hand[k]]
+    if len(s.discard) < 2:  # a reshuffle (an UNO penalty during the duel) left the Optimus alone
+        return [k for k in range(g.num_kinds) if hand[k] and (g.is_wild[k] or g.colour_of[k] == s.ref_colour)]
     under = s.discard[-2]
     colour = s.ref_colour if g.is_wild[under] else g.colour_of[under]
     return [k for k in g.playable_on[under][colour] if hand[k]]
