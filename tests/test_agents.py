@@ -278,7 +278,8 @@ def test_policy_file_refuses_a_mismatch_and_bad_files(tiny_model, tmp_path):
 
 
 @pytest.mark.parametrize("name, variant, min_vs_random, other_variant", [
-    ("classic-2p", "classic", 0.65, "xiangqi"), ("flex-2p", "flex", 0.8, "classic"), ("flip-2p", "flip", 0.8, "flex")])
+    ("classic-2p", "classic", 0.65, "xiangqi"), ("flex-2p", "flex", 0.8, "classic"), ("flip-2p", "flip", 0.8, "flex"),
+    ("attack-2p", "attack", 0.8, "flip")])
 def test_shipped_pretrained_agent_loads_and_plays(name, variant, min_vs_random, other_variant):
     game = Game(variant, num_players=2)
     assert name in agents.pretrained_names()

@@ -498,7 +498,8 @@ STEPS = (_after_place, _colour, _uno, _catch, _respond, _end_turn, _start_turn, 
 
 def effect_number(g, s, p, kind, count, final):
     """No effect: the next seat plays."""
-    s.next_seat = seat_after(g, s, p)
+    # (inline arithmetic unless seats are out: this is the hot path of every number card)
+    s.next_seat = seat_after(g, s, p) if g.elimination else (p + s.direction) % s.num_players
 
 
 def effect_skip(g, s, p, kind, count, final):
@@ -524,7 +525,7 @@ def effect_reverse(g, s, p, kind, count, final):
 
 def effect_wild(g, s, p, kind, count, final):
     """Colour already declared: the next seat plays."""
-    s.next_seat = seat_after(g, s, p)
+    s.next_seat = seat_after(g, s, p) if g.elimination else (p + s.direction) % s.num_players
 
 
 def effect_draw_two(g, s, p, kind, count, final):
