@@ -154,7 +154,7 @@ class Game:
         self.on_turn_start = None             # (g, s) at the start of every turn (Attack: launcher reload)
         self.draw_action = None               # (g, s, p) replaces the TURN draw (Attack: one press, turn over)
         self.until_wild_satisfies = False     # a drawn wild ends a draw-until-colour (Flip option)
-        self.extra_handlers = {}              # Phase -> handler(s, action, legal) of a variant's own phases
+        self.extra_handlers = {}              # Phase -> handler(g, s, action, legal) of a variant's own phases
         self.extra_legal = {}                 # Phase -> (g, s) -> legal actions of a variant's own phases
         if v.configure is not None:
             v.configure(self, o)

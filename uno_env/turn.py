@@ -137,16 +137,14 @@ def draw_one(g, s, seat: int) -> int:
     return kind
 
 
-def draw_until_colour(g, s, seat: int, colour: int, wild_satisfies: bool = False) -> int:
-    """``seat`` draws one card at a time until one of ``colour`` (Flip's Wild Draw Colour); returns how many."""
-    got = 0
+def draw_until_colour(g, s, seat: int, colour: int, wild_satisfies: bool = False) -> None:
+    """``seat`` draws one card at a time until one of ``colour`` (Flip's Wild Draw Colour)."""
     while True:
         kind = g.draw_one(g, s, seat)
         if kind < 0:
-            return got  # nothing left to draw: the obligation ends (CORE-12)
-        got += 1
+            return  # nothing left to draw: the obligation ends (CORE-12)
         if g.colour_of[kind] == colour or (wild_satisfies and g.is_wild[kind]):
-            return got
+            return
 
 
 def reshuffle(g, s) -> bool:
@@ -213,7 +211,7 @@ def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None,
 def deflect(g, s, p: int, final: bool) -> None:
     """A Skip/Reverse passes the pending penalty on to the seat after ``p`` (HR-4)."""
     pen = s.penalty
-    pen.target = (p + s.direction) % s.num_players
+    pen.target = seat_after(g, s, p)
     pen.challenge = None
     _await_response(g, s, final)
 
@@ -254,7 +252,7 @@ def challenge(g, s, challenger: int) -> None:
         s.next_seat = challenger  # the successful challenger takes a normal turn (AMB-G13)
     else:
         _pay(g, s, challenger, pen, g.challenge_fail_extra)
-        s.next_seat = (challenger + s.direction) % s.num_players  # and a losing one loses it (CORE-18)
+        s.next_seat = seat_after(g, s, challenger)  # and a losing one loses it (CORE-18)
     if pen.resume >= 0 and (guilty or pen.resume != challenger):
         s.next_seat = pen.resume  # a penalty that skips nobody (Flex's targeted draw) resumes where it said
 
