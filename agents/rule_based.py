@@ -262,7 +262,7 @@ class HeuristicAgent(_RuleBased):
         return int(np.argmax(held * 100 - seen + self.rng.random(len(held)) * 0.01))
 
     def should_challenge(self, obs):
-        """Challenge when the player of the WD4 likely held the colour (see RULES.md CORE-18 costs)."""
+        """Challenge when the player of the WD4 likely held the colour (see docs/rules.md CORE-18 costs)."""
         v = self.view
         sizes = v.hand_sizes(obs)
         n = v.num_players(obs)

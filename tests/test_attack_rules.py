@@ -1,4 +1,4 @@
-"""Independent rule-conformance tests for UNO Attack (RULES.md §2.4, §4.5 AMB-C1..C16, §5.5, §6.5 T88-T106).
+"""Independent rule-conformance tests for UNO Attack (docs/rules.md §2.4, §4.5 AMB-C1..C16, §5.5, §6.5 T88-T106).
 
 Every scenario gives every seat an explicit hand and, where presses matter, an explicit launcher
 (``draw_pile``, top-first) and a scripted list of burst sizes (``launcher``), so that each expected
@@ -20,7 +20,7 @@ COLOURS = "RYGB"
 
 
 def _full_deck() -> Counter:
-    """The 112-card Attack deck as RULES.md §2.4 tables it (independent of the engine's manifest)."""
+    """The 112-card Attack deck as docs/rules.md §2.4 tables it (independent of the engine's manifest)."""
     deck = Counter()
     for c in COLOURS:
         for v in range(1, 10):
@@ -98,7 +98,7 @@ def step(g: Game, s, *actions: str):
 
 
 def settle(g: Game, s) -> None:
-    """A hit target whose only option is ``accept`` absorbs (RULES.md §2.4 Mass Hit 4)."""
+    """A hit target whose only option is ``accept`` absorbs (docs/rules.md §2.4 Mass Hit 4)."""
     while not s.is_over and s.phase == "STACK_RESPONSE" and g.legal_action_strings(s) == ["accept"]:
         g.step(s, "accept")
         check(g, s)
@@ -1123,7 +1123,7 @@ def test_invalid_attack_options_rejected(key, value):
 
 
 def _geometric_pmf(p_fire: float, q: float, cap: int) -> np.ndarray:
-    """RULES.md §2.4: P(0)=1-p_fire, P(k)=p_fire(1-q)q^(k-1), truncated at cap with the tail mass on the cap."""
+    """docs/rules.md §2.4: P(0)=1-p_fire, P(k)=p_fire(1-q)q^(k-1), truncated at cap with the tail mass on the cap."""
     pmf = np.zeros(cap + 1)
     pmf[0] = 1 - p_fire
     for k in range(1, cap + 1):

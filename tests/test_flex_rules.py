@@ -1,6 +1,6 @@
-"""Independent conformance tests for the UNO Flex rules (RULES.md §2.2, §4.3 AMB-A*, §6.3 T44-T64).
+"""Independent conformance tests for the UNO Flex rules (docs/rules.md §2.2, §4.3 AMB-A*, §6.3 T44-T64).
 
-Every expectation below is derived from the text of RULES.md, not from the engine's behaviour.
+Every expectation below is derived from the text of docs/rules.md, not from the engine's behaviour.
 Flex deck reminder (flex colour = colour + offset, R=0 Y=1 G=2 B=3): flex numbers 1,4,7 -> +1,
 2,5,8 -> +2, 3,6 -> +3; FS -> +1, FR -> +2, F+2 -> +3. So e.g. Y4~G, G2~R, FS:G~B, FR:R~G, F+2:R~B.
 Classic numbers 1-4 carry the flip icon (``R4`` names ``R4↻``).
@@ -17,7 +17,7 @@ T, F = True, False
 
 
 def build(hands, discard, **spec):
-    """A TURN state from a scenario spec (DESIGN.md); keyword arguments are spec keys (power, colour,
+    """A TURN state from a scenario spec (README "Scenario specs"); keyword arguments are spec keys (power, colour,
     draw_pile, options, direction, start, dealer, ...)."""
     spec = {"variant": "flex", "players": len(hands), "hands": hands, "seed": 0, **spec}
     if discard:
@@ -41,7 +41,7 @@ def sizes(spec):
 
 
 # --------------------------------------------------------------------------------------------
-# 1. RULES.md §6.3 scenarios, table-driven
+# 1. docs/rules.md §6.3 scenarios, table-driven
 # --------------------------------------------------------------------------------------------
 
 SCENARIOS = [
@@ -109,7 +109,7 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("spec, actions, expect", SCENARIOS)
 def test_section_6_3_scenarios(spec, actions, expect):
-    """RULES.md §6.3 T44-T64 (§2.2 card table and power-card updates, AMB-A14, CORE-18, AMB-A15)."""
+    """docs/rules.md §6.3 T44-T64 (§2.2 card table and power-card updates, AMB-A14, CORE-18, AMB-A15)."""
     game, state = build(**spec)
     out = run(game, state, *actions)
     if "top" in expect:

@@ -1,4 +1,4 @@
-"""Independent rule-conformance tests for UNO FLIP! Transformers (RULES.md §2.3, §4.4, §5.4, §6.4).
+"""Independent rule-conformance tests for UNO FLIP! Transformers (docs/rules.md §2.3, §4.4, §5.4, §6.4).
 
 Every expected value below is computed from the rules document, never read back from the engine:
 scenarios name every hand and every card that can be drawn, so no expectation depends on seeded
@@ -59,7 +59,7 @@ def whole_cards(g: Game, s) -> Counter:
 
 
 def check_invariants(g: Game, s, base: Counter) -> None:
-    """RULES.md §6.7 (and §1.1) invariants, Flip flavour."""
+    """docs/rules.md §6.7 (and §1.1) invariants, Flip flavour."""
     spec = g.to_spec(s)
     side = s.side
     n = s.num_players
@@ -167,7 +167,7 @@ class Table:
 
 def table(n: int = 3, side: str = "A", discard=("A:R5",), hands=None, draw_pile=None, colour=None,
           current: int = 0, direction: int = 1, seed: int = 0, **options) -> Table:
-    """Build a Table from a scenario spec (DESIGN.md "Scenario spec")."""
+    """Build a Table from a scenario spec (README "Scenario specs")."""
     g = game(n, **options)
     spec = {"variant": "flip", "players": n, "side": side, "current": current, "direction": direction,
             "discard": list(discard), "seed": seed,
@@ -180,7 +180,7 @@ def table(n: int = 3, side: str = "A", discard=("A:R5",), hands=None, draw_pile=
 
 
 def nxt(p: int, k: int, d: int, n: int) -> int:
-    """advance(p, k) = (p + k*dir) mod n (RULES.md §0.2)."""
+    """advance(p, k) = (p + k*dir) mod n (docs/rules.md §0.2)."""
     return (p + k * d) % n
 
 

@@ -1,4 +1,4 @@
-"""Seeded random games with every invariant checked after every step (RULES.md §6.7).
+"""Seeded random games with every invariant checked after every step (docs/rules.md §6.7).
 
 2,000 games per preset and per house rule, at 2, 4 and the maximum player count (Flip: with the
 physical two-sided cards conserved and oriented to the active side after every step). Most games

@@ -1,4 +1,4 @@
-"""Regression tests for rule-order details found in review (each asserts RULES.md behaviour)."""
+"""Regression tests for rule-order details found in review (each asserts docs/rules.md behaviour)."""
 from __future__ import annotations
 
 import pytest

@@ -1,12 +1,12 @@
-"""Rule-conformance scenarios: RULES.md §6.1, §6.2, §6.6 (T01..T42, T107..T114) plus extra probes.
+"""Rule-conformance scenarios: docs/rules.md §6.1, §6.2, §6.6 (T01..T42, T107..T114) plus extra probes.
 
-Every scenario is a row of a table: a scenario spec (DESIGN.md "Scenario spec") and a list of
+Every scenario is a row of a table: a scenario spec (README "Scenario specs") and a list of
 steps. A step is an action string (``play R3``, ``colour B``, ``accept`` ...), a checkpoint
 ``X(...)`` whose keys are asserted against the state, or ``TAKE(seat)``: the penalty target
 ``seat`` takes a pending penalty if the engine asks it to (an engine may resolve a penalty
 without asking when ``accept`` is the only option).
 
-Defaults (RULES.md §6): ``uno_call = always``, ``draw_rule = draw_one``, house rules off,
+Defaults (docs/rules.md §6): ``uno_call = always``, ``draw_rule = draw_one``, house rules off,
 ``restricted_wild_bluffing = true``, P0 acts. Hands are given in full wherever their content
 could open extra options, so each scenario has exactly the decisions it describes.
 """

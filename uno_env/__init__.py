@@ -1,6 +1,6 @@
 """uno_env: a rules engine and RL environments for UNO and its variants.
 
-Engine facade (DESIGN.md): ``Game(variant, num_players, **options)`` with ``new_state``,
+Engine facade (README "Using the engine"): ``Game(variant, num_players, **options)`` with ``new_state``,
 ``state_from_spec``/``to_spec``, ``legal_actions``/``legal_action_mask``/``legal_action_strings``,
 ``step``, ``action_to_string``/``action_from_string`` and ``clone``.
 """

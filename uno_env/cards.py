@@ -27,14 +27,14 @@ class Effect(IntEnum):
     DRAW_TWO = 3
     WILD = 4
     WILD_DRAW_FOUR = 5
-    # Flex (RULES.md §2.2): a flex action's REGULAR effect is its classic twin's
+    # Flex (docs/rules.md §2.2): a flex action's REGULAR effect is its classic twin's
     FLEX_SKIP = 6
     FLEX_REVERSE = 7
     FLEX_DRAW_TWO = 8
     WILD_ALL_FLIP = 9
     WILD_TARGET_DRAW_TWO = 10
     WILD_ALL_DRAW = 11
-    # Flip (RULES.md §2.3): light (A) and dark (D) faces
+    # Flip (docs/rules.md §2.3): light (A) and dark (D) faces
     DRAW_ONE = 12
     DRAW_FIVE = 13
     SKIP_EVERYONE = 14
@@ -43,7 +43,7 @@ class Effect(IntEnum):
     WILD_DRAW_TWO = 17
     MEGATRON = 18
     WILD_DRAW_COLOUR = 19
-    # Attack (RULES.md §2.4)
+    # Attack (docs/rules.md §2.4)
     DISCARD_ALL = 20
     HIT_ONE = 21
     HIT_TWO = 22
@@ -210,7 +210,7 @@ def _build_two_sided(manifest: dict, source: str) -> Deck:
     for side, (deck, prefix) in enumerate(zip(faces, prefixes)):
         offset = len(kinds)
         for k in deck.kinds:
-            shown = k.name if k.is_wild else prefix + k.name  # RULES.md §0.3: A:R7, D:Pk-SE, but OPT, WDC
+            shown = k.name if k.is_wild else prefix + k.name  # docs/rules.md §0.3: A:R7, D:Pk-SE, but OPT, WDC
             kinds.append(CardKind(offset + k.index, shown, k.colour, f"{prefix}{k.rank}", k.effect, k.points,
                                   k.count, side=side))
         for spelling, index in deck._aliases.items():

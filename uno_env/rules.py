@@ -1,6 +1,6 @@
 """The rule set: a variant preset plus validated options, frozen.
 
-Every option has a default (the behaviour RULES.md describes first), a type or a list of
+Every option has a default (the behaviour docs/rules.md describes first), a type or a list of
 allowed values, and a one-line doc. ``RuleSet.create`` rejects unknown keys, wrong values,
 options of another variant and player counts outside the variant's range, naming the key
 and what is allowed. YAML files in ``configs/rules`` map 1:1 onto ``RuleSet.from_dict``.
@@ -77,7 +77,7 @@ class Option:
         return value
 
 
-#: Options of every variant (RULES.md §1).
+#: Options of every variant (docs/rules.md §1).
 COMMON_OPTIONS: tuple[Option, ...] = (
     Option("uno_call", "always", "UNO call model (CORE-22)", choices=("always", "decide", "explicit", "off")),
     Option("restricted_wild_bluffing", True,
@@ -92,7 +92,7 @@ COMMON_OPTIONS: tuple[Option, ...] = (
     Option("max_steps", 5000, "decisions after which a game is truncated", type=int, minimum=1),
 )
 
-#: The Classic family's own rules and the house rules of RULES.md §3.
+#: The Classic family's own rules and the house rules of docs/rules.md §3.
 CLASSIC_FAMILY_OPTIONS: tuple[Option, ...] = (
     Option("draw_rule", "draw_one", "draw one card, or draw until playable on a forced draw (HR-5)",
            choices=("draw_one", "draw_until_playable")),

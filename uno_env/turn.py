@@ -1,6 +1,6 @@
 """The turn machine shared by every variant: placing, drawing, penalties, UNO calls, turn ends.
 
-A placement is resolved in the order of RULES.md §1.6: card to the discard pile, colour
+A placement is resolved in the order of docs/rules.md §1.6: card to the discard pile, colour
 (declared in its own step for wilds), win check, card effect, UNO call, decisions of other
 seats (challenge, stack, deflection), jump-in window, turn passes. Steps that may need a
 decision are pushed on ``state.agenda`` (a stack: last element runs next); ``run`` executes

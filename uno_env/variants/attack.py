@@ -1,4 +1,4 @@
-"""UNO Attack (RULES.md §2.4 with the resolutions of §4.5): the card launcher, Discard All, hits, Mass Hit.
+"""UNO Attack (docs/rules.md §2.4 with the resolutions of §4.5): the card launcher, Discard All, hits, Mass Hit.
 
 The draw pile is the launcher. A ``press`` fires a burst of ``K`` cards (``K`` from the
 launcher's own random stream, by the model of ``attack.launcher_model``; at most the cards left)
@@ -74,7 +74,7 @@ _next = turn.seat_after  # the seat k places on, passing over seats out of an el
 # --------------------------------------------------------------------------- the launcher
 
 class Launcher:
-    """Burst-size model of the card launcher (RULES.md §2.4, AMB-C1)."""
+    """Burst-size model of the card launcher (docs/rules.md §2.4, AMB-C1)."""
 
     def __init__(self, o):
         self.model = o["attack.launcher_model"]
@@ -226,7 +226,7 @@ EFFECTS = {
 
 
 def wild_steps(g, s, p: int, kind: int) -> list[tuple]:
-    """A Wild Attack asks for its colour, then its target (RULES.md §5.5 T2, T3); a Wild for its colour."""
+    """A Wild Attack asks for its colour, then its target (docs/rules.md §5.5 T2, T3); a Wild for its colour."""
     if kind in g.attack_kinds:
         return [(turn.TARGET, p), (turn.COLOUR, p)]
     return [(turn.COLOUR, p)]
@@ -360,5 +360,5 @@ register(VariantDef(
     restricted_effects=(), targets=True, self_target_action=True, draw_word="press",
     phases=(Phase.CHOOSE_TARGET,), configure=configure, deck_option="attack.deck_manifest",
     read_spec=read_spec, write_spec=write_spec,
-    doc="UNO Attack, 112 cards and the card launcher (RULES.md §2.4)",
+    doc="UNO Attack, 112 cards and the card launcher (docs/rules.md §2.4)",
     extra={"observation_blocks": (HitBlock,)}))

@@ -81,9 +81,9 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
 _OPTIONS = COMMON_OPTIONS + CLASSIC_FAMILY_OPTIONS
 
 for _name, _hand, _doc in (
-        ("classic", 7, "Classic UNO, 108 cards (RULES.md §2.1)"),
-        ("alphabet", 14, "Alphabet UNO, 272 cards, 14 dealt (RULES.md §2.5)"),
-        ("xiangqi", 7, "Xiangqi (Chinese chess) UNO, 96 cards (RULES.md §2.6)")):
+        ("classic", 7, "Classic UNO, 108 cards (docs/rules.md §2.1)"),
+        ("alphabet", 14, "Alphabet UNO, 272 cards, 14 dealt (docs/rules.md §2.5)"),
+        ("xiangqi", 7, "Xiangqi (Chinese chess) UNO, 96 cards (docs/rules.md §2.6)")):
     register(VariantDef(
         name=_name, min_players=2, max_players=10, hand_size=_hand, deck=_name, options=_OPTIONS,
         effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with,

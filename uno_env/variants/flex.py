@@ -1,4 +1,4 @@
-"""UNO Flex (RULES.md §2.2 with the resolutions of §4.3): flex cards, power cards, targeted wilds.
+"""UNO Flex (docs/rules.md §2.2 with the resolutions of §4.3): flex cards, power cards, targeted wilds.
 
 Every play of a flex card or Flex Wild is REGULAR (``play <card>``) or FLEX (``play <card> flex``,
 its own action ids). FLEX is legal only while the player's power card is green (✓) and the card
@@ -242,5 +242,5 @@ register(VariantDef(
     effects=EFFECTS, start_round=turn.number_starter, can_respond_with=can_respond_with, response_effects=(),
     targets=True, flex_plays=True, self_target_action=True, phases=(Phase.CHOOSE_TARGET,),
     configure=configure, deck_option="flex.deck_manifest", read_spec=read_spec, write_spec=write_spec,
-    doc="UNO Flex, 104 cards + 8 power cards (RULES.md §2.2)",
+    doc="UNO Flex, 104 cards + 8 power cards (docs/rules.md §2.2)",
     extra={"observation_blocks": (PowerBlock,)}))

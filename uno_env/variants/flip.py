@@ -1,4 +1,4 @@
-"""UNO FLIP! Transformers edition (RULES.md §2.3 with the resolutions of §4.4): two-sided cards and duels.
+"""UNO FLIP! Transformers edition (docs/rules.md §2.3 with the resolutions of §4.4): two-sided cards and duels.
 
 A physical card pairs one A face (AUTOBOTS, light) with one D face (DÉCEPTICONS, dark); the
 pairing is made once per game (``flip.pairing``). The turn machine sees only the active faces
@@ -391,7 +391,7 @@ class BackFacesBlock:
 
     @staticmethod
     def fill(g, s, seat: int, out) -> None:
-        """Write what ``seat`` sees of the other faces (never its own hand's, RULES.md §1.13)."""
+        """Write what ``seat`` sees of the other faces (never its own hand's, docs/rules.md §1.13)."""
         out[0] = s.side
         n = s.num_players
         f = g.faces_per_side
@@ -561,5 +561,5 @@ register(VariantDef(
     restricted_effects=(Effect.WILD_DRAW_TWO, Effect.WILD_DRAW_COLOUR), wild_counts_as_match=True,
     targets=True, phases=(Phase.CHOOSE_TARGET, Phase.OPTIMUS_PLACE), configure=configure,
     deck_option="flip.deck_manifest", read_spec=read_spec, write_spec=write_spec, spec_cards=spec_cards,
-    doc="UNO FLIP! Transformers edition, 112 two-sided cards (RULES.md §2.3)",
+    doc="UNO FLIP! Transformers edition, 112 two-sided cards (docs/rules.md §2.3)",
     extra={"observation_blocks": (BackFacesBlock, DuelBlock)}))
