@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, seed_test
 
 import uno_env
 from uno_env import VARIANTS
+from uno_env.errors import ActionOutOfSpaceError
 from uno_env.gym_env import UnoEnv
 from uno_env.observation import ObservationEncoder
 from uno_env.registration import env_id
@@ -123,7 +124,7 @@ def test_flex_observation_shows_power_cards_but_no_hidden_cards():
 
 
 def test_flip_observation_shows_opponents_back_faces_but_not_your_own():
-    """RULES.md §1.13: opponents' inactive faces and the draw pile top's are public; a seat's own are not."""
+    """docs/rules.md §1.13: opponents' inactive faces and the draw pile top's are public; a seat's own are not."""
     game = uno_env.Game("flip", num_players=3)
     enc = ObservationEncoder(game)
     base = {"discard": ["A:G5|D:Pu4"], "hands": [["A:R3|D:Pk1", "A:B9|D:Tl2"], ["A:Y1|D:Or5", "A:G8|D:Pu7"],
@@ -239,9 +240,13 @@ def test_gymnasium_step_types_and_illegal_action():
     obs, reward, term, trunc, info = env.step(illegal)
     assert type(reward) is float and type(term) is bool and type(trunc) is bool
     assert reward == -1.0 and term and info["illegal_action"]
-    for odd in ("x", None, np.array([1, 2]), 3.7):
+    # outside the action space is a programming error, not an illegal move: it raises, the episode goes on
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    for odd in ("x", None, np.array([1, 2]), 3.7, 1.0, -1, env.action_space.n):
         env.reset(seed=0)
-        assert env.step(odd)[1:3] == (-1.0, True)
+        with pytest.raises(ActionOutOfSpaceError):
+            env.step(odd)
+        assert "illegal_action" not in env.step(legal)[4]  # the refused call changed nothing
 
 
 def test_gymnasium_reset_seed_reseeds_agent_opponents():

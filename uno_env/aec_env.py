@@ -29,8 +29,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
-from .env_common import final_rewards, game_for_env, observation_box
+from .env_common import action_id, final_rewards, game_for_env, observation_box
 from .observation import ObservationEncoder
 from .records import Recorder
 from .render import render_mode_output
@@ -38,12 +39,89 @@ from .rules import RuleSet
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment with PettingZoo's standard classic-game wrappers."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The AEC environment with the behaviour of PettingZoo's three standard classic-game wrappers."""
+    return StandardWrapper(raw_env(**kwargs))
+
+
+class StandardWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper(illegal_reward=-1)``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` as one layer.
+
+    Stacked, those three cost more per decision than this whole environment: every attribute read
+    walks up to three ``__getattr__`` hops and the bounds check goes through ``Discrete.contains``.
+    This layer keeps their behaviour (an illegal action ends the game with -1 for its player and 0
+    for the others, an action outside the action space or ``None`` for a live agent raises, calls
+    before ``reset`` raise, ``agent_iter`` enforces a step per agent) and reads the raw env directly.
+    """
+
+    def __init__(self, env: "raw_env", illegal_reward: float = -1.0):
+        super().__init__(env)
+        self._raw = env
+        self._illegal_reward = float(illegal_reward)
+        self._terminated = False  # ended by an illegal move
+
+    def _live(self, name: str):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    # the attributes the order check guards, read straight from the raw env after reset
+    agents = property(lambda self: self._live("agents"))
+    agent_selection = property(lambda self: self._live("agent_selection"))
+    rewards = property(lambda self: self._live("rewards"))
+    terminations = property(lambda self: self._live("terminations"))
+    truncations = property(lambda self: self._live("truncations"))
+    infos = property(lambda self: self._live("infos"))
+    _cumulative_rewards = property(lambda self: self._live("_cumulative_rewards"))
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game (see ``raw_env.reset``)."""
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def last(self, observe: bool = True) -> tuple:
+        """Observation, cumulative reward, termination, truncation and info of the selected agent."""
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        raw = self._raw
+        agent = raw.agent_selection
+        return (raw.observe(agent) if observe else None, raw._cumulative_rewards[agent],
+                raw.terminations[agent], raw.truncations[agent], raw.infos[agent])
+
+    def step(self, action: Any) -> None:
+        """Apply the selected agent's action; an illegal one ends the game with the illegal reward."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self._raw
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        if action is None and dead:
+            raw.step(None)
+            return
+        action = action_id(action, raw.game.num_actions, agent)
+        if dead:
+            raw._was_dead_step(action)
+        elif action not in raw.legal_ids():
+            self._end_illegal(agent)
+        else:
+            raw.step(action)
+
+    def _end_illegal(self, agent: str) -> None:
+        # exactly what TerminateIllegalWrapper does: every agent done, -1 for the offender, 0 for the rest
+        EnvLogger.warn_on_illegal_move()
+        raw = self._raw
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = self._illegal_reward
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
 
 
 class raw_env(AECEnv):
@@ -62,6 +140,7 @@ class raw_env(AECEnv):
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
             "observation": observation_box(self.encoder),
             "action_mask": spaces.Box(0, 1, (self.game.num_actions,), np.int8),
@@ -99,22 +178,27 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.state.current_seat]
 
+    def legal_ids(self) -> list[int]:
+        """Legal action ids of the selected agent, ascending."""
+        return self.game.legal_actions(self.state)
+
     def observe(self, agent: str) -> dict:
         """Observation and action mask of ``agent``."""
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         s = self.state
         mask = self.game.legal_action_mask(s) if seat == s.current_seat else self._no_mask.copy()
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
-        """Apply the selected agent's action."""
+        """Apply the selected agent's action (an integer id; ``None`` only once the agent is done)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        action = action_id(action, self.game.num_actions, agent)
         s = self.state
         self._cumulative_rewards[agent] = 0.0
-        (self._recorder or self.game).step(s, int(action))
+        (self._recorder or self.game).step(s, action)
         if s.is_over:
             rewards = final_rewards(self.game, s, self.reward_mode)
             for i, a in enumerate(self.possible_agents):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
+from .errors import ActionOutOfSpaceError
 from .game import Game
 from .observation import ObservationEncoder
 from .rules import RuleSet
@@ -39,3 +40,25 @@ def final_rewards(game: Game, s: State, mode: str) -> list[float]:
     points = s.scores if game.match else s.round_points
     sign = 1.0 if game.scoring == "winner_takes" else -1.0  # penalty_low / elimination: lowest total wins
     return [sign * p / 100.0 for p in points]
+
+
+def action_id(action, num_actions: int, agent: str = "the agent") -> int:
+    """``action`` as an int id in ``0..num_actions-1``; raises ``ActionOutOfSpaceError`` for anything else.
+
+    Accepts Python and numpy integers (and 0-d integer arrays), as ``Discrete.contains`` does; a float
+    such as 1.5 is refused rather than truncated, and ``None`` is only for an agent that is done.
+    """
+    if type(action) is int:
+        value = action
+    elif isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
+                                            and action.dtype.kind in "iu"):
+        value = int(action)
+    else:
+        if action is None:
+            raise ActionOutOfSpaceError(f"step(None) for {agent}, which is still playing: None is only for an agent "
+                                        f"that is terminated or truncated; give an action id 0..{num_actions - 1}")
+        raise ActionOutOfSpaceError(f"{action!r} ({type(action).__name__}) is not an action id: the action space is "
+                                    f"Discrete({num_actions}), integers 0..{num_actions - 1}")
+    if not 0 <= value < num_actions:
+        raise ActionOutOfSpaceError(f"action {value} is outside the action space: integers 0..{num_actions - 1}")
+    return value

@@ -23,3 +23,10 @@ class IllegalActionError(UnoError):
 
 class ActionParseError(UnoError):
     """An action string or id that does not name any action of the game."""
+
+
+class ActionOutOfSpaceError(ActionParseError, AssertionError):
+    """An environment action that is not an integer id inside the action space (or None for a live agent).
+
+    Also an ``AssertionError``, as PettingZoo's ``AssertOutOfBoundsWrapper`` raises for the same mistake.
+    """

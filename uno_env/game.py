@@ -1,4 +1,4 @@
-"""``Game``: the engine facade (DESIGN.md "Engine facade").
+"""``Game``: the engine facade (README "Using the engine").
 
 A ``Game`` is immutable: the rule set, the deck's lookup tables and the action layout. All
 mutable data is in ``State``. ``step`` validates an action against the legal ones before it
@@ -24,6 +24,8 @@ from .errors import ActionParseError, IllegalActionError, RuleError
 from .rules import RuleSet
 from .state import Phase, State
 from .variants import get_variant
+
+_TURN = Phase.TURN
 
 
 class Game:
@@ -66,7 +68,7 @@ class Game:
     def _load_deck(vdef, rules):
         if vdef.deck_option is not None:
             path = rules.options[vdef.deck_option]
-            if path != "proposed":  # a replacement manifest file (RULES.md: the proposals are data)
+            if path != "proposed":  # a replacement manifest file (docs/rules.md: the proposals are data)
                 import yaml
 
                 try:
@@ -168,7 +170,7 @@ class Game:
 
     def new_state(self, seed: int | None = None) -> State:
         """A dealt game with the starter resolved, waiting for its first decision."""
-        rng = np.random.default_rng(seed)
+        rng = np.random.Generator(np.random.PCG64(seed))  # = default_rng(seed), without its dispatch
         s = State(self.num_players, self.num_kinds, rng)
         s.dealer = int(rng.integers(self.num_players))
         turn.deal_round(self, s)
@@ -188,7 +190,7 @@ class Game:
         return cls(spec.get("variant", "classic"), players, spec.get("options") or {})
 
     def state_from_spec(self, spec: dict) -> State:
-        """A state built from a scenario spec (DESIGN.md "Scenario spec")."""
+        """A state built from a scenario spec (README "Scenario specs")."""
         from .spec import state_from_spec
 
         return state_from_spec(self, spec)
@@ -295,7 +297,11 @@ class Game:
         if action not in legal:
             self._reject(s, action, legal)
         s.legal = None
-        self._handlers[s.phase](s, action, legal)
+        phase = s.phase
+        if phase is _TURN:  # the common decision, without the (Python-level) Enum hash of a dict lookup
+            self._on_turn(s, action, legal)
+        else:
+            self._handlers[phase](s, action, legal)
         s.steps += 1
         if not s.is_over and s.steps >= self.max_steps:
             s.truncated = True

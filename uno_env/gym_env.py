@@ -8,7 +8,9 @@ Registered ids: ``uno_env/<Variant>-v0`` for every preset (``uno_env/Classic-v0`
   sb3-contrib's MaskablePPO expects (it works through ``SubprocVecEnv``).
 - Reward: 0 until the game ends, then the learner's return (+1 win, -1/(n-1) loss, 0 without a
   winner); ``reward="points"`` as in the AEC env. An illegal action ends the episode with
-  ``illegal_penalty`` and ``info["illegal_action"] = True``; it never raises.
+  ``illegal_penalty`` and ``info["illegal_action"] = True``. An action outside the action space (not an
+  integer, or out of range) raises ``ActionOutOfSpaceError``, and so does ``step`` after the episode
+  ended and before ``reset``.
 - Opponents: a list (one per other seat) or a single policy used for all; a policy is
   ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable). The default
   is a uniformly random legal player drawing from the env's seeded generator.
@@ -25,8 +27,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .env_common import final_rewards, game_for_env, observation_box
-from .errors import IllegalActionError
+from .env_common import action_id, final_rewards, game_for_env, observation_box
+from .errors import ActionOutOfSpaceError, IllegalActionError
 from .observation import ObservationEncoder
 from .records import Recorder
 from .render import render_mode_output
@@ -62,6 +64,7 @@ class UnoEnv(gym.Env):
         self._pool_p = None
         self.set_opponents(opponents)
         self.state = None
+        self._done = False  # the episode ended (step refuses until reset)
         self.seat = 0
 
     def set_opponents(self, opponents: Any) -> None:
@@ -109,21 +112,25 @@ class UnoEnv(gym.Env):
             self._play_opponents()
             if not self.state.is_over:  # (a game cannot end before the learner's first decision in practice)
                 break
+        self._done = False
         return self._observe(), {"seat": self.seat}
 
     def step(self, action):
         """Apply the learner's action, then the opponents' until the learner decides again or the game ends."""
         s = self.state
-        a = _action_id(action)
+        if s is None or self._done:
+            raise ActionOutOfSpaceError("step() called " + ("before reset()" if s is None else
+                                        "after the episode ended: call reset() to start a new one"))
+        a = action_id(action, self.game.num_actions, "the learner")
         try:
-            if a is None:
-                raise IllegalActionError(f"not an action id: {action!r}")
             (self._recorder or self.game).step(s, a)  # rejects an illegal id before changing anything
         except IllegalActionError:
+            self._done = True
             return self._observe(), self.illegal_penalty, True, False, {"illegal_action": True, "seat": self.seat}
         self._play_opponents()
         info = {"seat": self.seat}
         if s.is_over:
+            self._done = True
             info.update(winner=s.winner, round_points=list(s.round_points))
             return self._observe(), float(final_rewards(self.game, s, self.reward_mode)[self.seat]), not s.truncated, s.truncated, info
         return self._observe(), 0.0, False, False, info
@@ -152,20 +159,6 @@ class UnoEnv(gym.Env):
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.state, self.seat)
-
-
-def _action_id(action: Any) -> int | None:
-    """An int action id, or None for anything that is not one (the episode then ends as illegal)."""
-    try:
-        value = np.asarray(action)
-        if value.size != 1 or value.dtype.kind not in "iuf":
-            return None
-        item = value.item()
-        if isinstance(item, float) and not item.is_integer():
-            return None
-        return int(item)
-    except (TypeError, ValueError):
-        return None
 
 
 def _as_policy(opponent: Any) -> Policy | None:
