@@ -23,7 +23,7 @@ def test_demo_is_deterministic_and_accepts_options(capsys):
 def test_bench_prints_a_row_per_measurement(capsys):
     assert main(["bench", "engine", "--seconds", "0.2", "--players", "2"]) == 0
     out = capsys.readouterr().out
-    assert "uno_env classic 2p" in out and "decisions/s" in out
+    assert "uno_env classic 2p" in out and "games/s" in out and "dec/s" in out
 
 
 def test_bench_env_prints_aec_and_gymnasium_rows(capsys):

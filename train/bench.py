@@ -1,21 +1,36 @@
-"""``uno-env bench``: decisions per second of random legal play.
+"""``uno-env bench``: games and decisions per second, side by side with RLCard's UNO in one run.
 
-``uno-env bench engine`` plays random games through the engine facade (classic, 2 and 4
-players) and, when RLCard is installed (``pip install 'uno-env[rlcard]'``), RLCard's bare UNO
-game loop in the same process with the same random-choice method, and prints both rates.
+Two figures per row, because they answer different questions:
 
-``uno-env bench env`` does the same through ``uno_env.env(...)`` (PettingZoo AEC, observation and
-mask built for every decision) against PettingZoo's RLCard wrapper of UNO
-(``RLCardBase("uno", 2, (4, 4, 15))`` under the wrappers of ``texas_holdem_v4.env()``), and
-reports the Gymnasium single-agent env's steps/s (learner and random opponents).
+- **games/s** compares like with like: a whole game of UNO played to its end by the same kind of
+  policy. This is the figure to quote against another engine.
+- **decisions/s** is the step rate an RL learner sees. This engine asks more decisions per game
+  than RLCard (a wild's colour is its own step, a drawn playable card asks play-or-keep, a Wild Draw
+  Four asks challenge-or-accept), so per decision it looks better than per game.
+
+The default policy is **matched** to RLCard's random agent: a uniformly random play among the legal
+plays, a draw only when nothing is playable (RLCard cannot draw while holding a playable card), a
+drawn playable card is played (RLCard plays it for you), a Wild Draw Four is accepted (RLCard has
+no challenge), anything else uniformly random. ``--policy uniform`` picks uniformly among all legal
+ids instead; since a voluntary draw is always legal here, those games balloon to over a thousand
+decisions and flatter the per-decision rate.
+
+Contenders are measured interleaved: each round runs every contender for an equal slice of time,
+so a busy machine slows all of them alike. ``uno-env bench engine`` compares the engine facade
+with RLCard's bare ``UnoGame`` loop; ``uno-env bench env`` compares ``uno_env.env`` (and
+``raw_env``) with PettingZoo's RLCard UNO wrapper under the same three standard wrappers, and
+reports the Gymnasium single-agent env. RLCard is optional: ``pip install 'uno-env[rlcard]'``.
 """
 from __future__ import annotations
 
 import time
+from typing import Callable
 
 import numpy as np
 
 from uno_env import Game
+
+POLICIES = ("matched", "uniform")
 
 
 class UniformPicker:
@@ -37,62 +52,115 @@ class UniformPicker:
         return int(u * n)
 
 
-def _timed(name: str, seconds: float, play_game) -> dict:
-    """Call ``play_game(index) -> decisions`` for ``seconds``: games, decisions, decisions/s."""
-    games = decisions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        decisions += play_game(games)
-        games += 1
-    elapsed = time.perf_counter() - start
-    return {"name": name, "games": games, "decisions": decisions, "seconds": elapsed, "rate": decisions / elapsed}
+def chooser(game: Game, policy: str, picker: UniformPicker) -> Callable[[list], int]:
+    """``choose(legal ids) -> id`` for ``policy``; reads only the legal ids (what a mask tells)."""
+    if policy not in POLICIES:
+        raise ValueError(f"bench policy {policy!r} is unknown; allowed: {', '.join(POLICIES)}")
+    pick = picker.pick
+    if policy == "uniform":
+        return lambda legal: legal[pick(len(legal))]
+    L = game.layout
+    draw, pass_, accept = L.draw, L.pass_, L.accept
+
+    def choose(legal: list) -> int:
+        last = legal[-1]
+        n = len(legal)
+        if last == draw:              # a turn: plays come first, draw is the last id
+            return legal[pick(n - 1)] if n > 1 else draw
+        if last == pass_:             # play the drawn card (RLCard plays it for you)
+            return legal[0]
+        if last == accept:            # take the Wild Draw Four (RLCard has no challenge)
+            return accept
+        return legal[pick(n)]
+
+    return choose
 
 
-def bench_engine(variant: str, players: int, seconds: float, seed: int = 0, **options) -> dict:
-    """Random legal games through the facade for ``seconds``: games, decisions, decisions/s."""
+def rlcard_chooser(picker: UniformPicker) -> Callable[[list], int]:
+    """RLCard's random agent: uniform over its legal actions (draw is legal only with nothing playable)."""
+    pick = picker.pick
+    return lambda legal: legal[pick(len(legal))]
+
+
+class Contender:
+    """One thing being measured: ``play_game(index) -> decisions``, with its running totals."""
+
+    def __init__(self, name: str, play_game: Callable[[int], int]):
+        self.name = name
+        self.play_game = play_game
+        self.games = self.decisions = 0
+        self.seconds = 0.0
+
+    def run_for(self, seconds: float) -> None:
+        """Play whole games for about ``seconds`` (at least one game)."""
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            self.decisions += self.play_game(self.games)
+            self.games += 1
+            if time.perf_counter() >= deadline:
+                break
+        self.seconds += time.perf_counter() - start
+
+    def row(self) -> dict:
+        """Totals and rates."""
+        return {"name": self.name, "games": self.games, "decisions": self.decisions, "seconds": self.seconds,
+                "games_per_s": self.games / self.seconds, "rate": self.decisions / self.seconds,
+                "decisions_per_game": self.decisions / self.games}
+
+
+def interleaved(contenders: list[Contender], seconds: float, rounds: int = 10) -> list[dict]:
+    """Run every contender for ``seconds`` in total, in ``rounds`` alternating slices; their rows."""
+    live = [c for c in contenders if c is not None]
+    for _ in range(rounds):
+        for c in live:
+            c.run_for(seconds / rounds)
+    return [c.row() if c is not None else None for c in contenders]
+
+
+def engine_contender(variant: str, players: int, policy: str = "matched", seed: int = 0,
+                     **options) -> Contender:
+    """Games through the engine facade (``new_state`` / ``legal_actions`` / ``step``)."""
     game = Game(variant, num_players=players, **options)
-    picker = UniformPicker(seed)
-    legal_actions, step = game.legal_actions, game.step
+    choose = chooser(game, policy, UniformPicker(seed))
+    legal_actions, step, new_state = game.legal_actions, game.step, game.new_state
 
     def play_game(i: int) -> int:
-        state = game.new_state(seed + i)
+        state = new_state(seed + i)
         decisions = 0
         while not state.is_over:
-            legal = legal_actions(state)
-            step(state, legal[picker.pick(len(legal))])
+            step(state, choose(legal_actions(state)))
             decisions += 1
         return decisions
 
-    return _timed(f"uno_env {variant} {players}p", seconds, play_game)
+    return Contender(f"uno_env {variant} {players}p", play_game)
 
 
-def bench_rlcard(players: int, seconds: float, seed: int = 0) -> dict | None:
-    """RLCard's bare UnoGame loop (init_game / step / is_over) with random legal actions; None if absent."""
+def rlcard_contender(players: int, seed: int = 0) -> Contender | None:
+    """RLCard's bare ``UnoGame`` loop (init_game / step / is_over) with its random agent; None if absent."""
     try:
         from rlcard.games.uno.game import UnoGame
     except ImportError:
         return None
     game = UnoGame(num_players=players)
     game.np_random = np.random.RandomState(seed)
-    picker = UniformPicker(seed)
+    choose = rlcard_chooser(UniformPicker(seed))
 
     def play_game(i: int) -> int:
         state, _ = game.init_game()
         decisions = 0
         while not game.is_over():
-            legal = state["legal_actions"]
-            state, _ = game.step(legal[picker.pick(len(legal))])
+            state, _ = game.step(choose(state["legal_actions"]))
             decisions += 1
         return decisions
 
-    return _timed(f"rlcard uno {players}p", seconds, play_game)
+    return Contender(f"rlcard uno {players}p", play_game)
 
 
-def bench_aec(make_env, name: str, seconds: float, seed: int = 0) -> dict:
-    """Random legal play through a PettingZoo AEC env: decisions (live-agent steps) per second."""
+def aec_contender(make_env, name: str, choose: Callable[[list], int], seed: int = 0) -> Contender:
+    """Games through a PettingZoo AEC env: ``agent_iter`` / ``last`` / ``step``; decisions = live-agent steps."""
     env = make_env()
-    picker = UniformPicker(seed)
+    flatnonzero = np.flatnonzero
 
     def play_game(i: int) -> int:
         env.reset(seed=seed + i)
@@ -102,20 +170,18 @@ def bench_aec(make_env, name: str, seconds: float, seed: int = 0) -> dict:
             if term or trunc:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[picker.pick(len(legal))]))
+            env.step(int(choose(flatnonzero(obs["action_mask"]).tolist())))
             decisions += 1
         return decisions
 
-    return _timed(name, seconds, play_game)
+    return Contender(name, play_game)
 
 
 def rlcard_pettingzoo_uno():
-    """PettingZoo's RLCard wrapper of UNO as it shipped, or None when rlcard is not installed."""
+    """A factory ``make(wrapped)`` of PettingZoo's RLCard wrapper of UNO as it shipped, or None."""
     try:
         import rlcard  # noqa: F401
         from pettingzoo.classic.rlcard_envs.rlcard_base import RLCardBase
-        from pettingzoo.utils import wrappers
     except ImportError:
         return None
 
@@ -128,74 +194,103 @@ def rlcard_pettingzoo_uno():
 
     def make(wrapped: bool = True):
         e = RLCardUno()
-        if not wrapped:
-            return e
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-        return wrappers.OrderEnforcingWrapper(e)
+        return stock_wrapped(e) if wrapped else e
 
     return make
 
 
-def bench_gym(variant: str, players: int, seconds: float, seed: int = 0) -> dict:
-    """Gymnasium single-agent env with random opponents: learner steps per second."""
+def stock_wrapped(env):
+    """``env`` under PettingZoo's three standard classic-game wrappers, stacked as its classic envs do."""
+    from pettingzoo.utils import wrappers
+
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+def gym_contender(variant: str, players: int, policy: str = "matched", seed: int = 0) -> Contender:
+    """The Gymnasium single-agent env (learner and random opponents inside ``step``): learner steps."""
     from uno_env.gym_env import UnoEnv
 
     env = UnoEnv(variant, players)
-    picker = UniformPicker(seed)
+    choose = chooser(env.game, policy, UniformPicker(seed))
 
     def play_game(i: int) -> int:
         env.reset(seed=seed + i)
         steps = 0
         done = False
         while not done:
-            legal = np.flatnonzero(env.action_masks())
-            _obs, _r, term, trunc, _info = env.step(int(legal[picker.pick(len(legal))]))
+            _obs, _r, term, trunc, _info = env.step(int(choose(np.flatnonzero(env.action_masks()).tolist())))
             done = term or trunc
             steps += 1
         return steps
 
-    return _timed(f"gymnasium {variant} {players}p", seconds, play_game)
+    return Contender(f"gymnasium {variant} {players}p", play_game)
 
 
 def add_parser(sub) -> None:
     """Register the ``bench`` sub-command."""
-    p = sub.add_parser("bench", help="throughput benchmarks")
-    p.add_argument("target", choices=["engine", "env"], help="what to measure")
-    p.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
-    p.add_argument("--players", type=int, nargs="+", default=[2, 4])
-    p.add_argument("--variant", default="classic")
+    p = sub.add_parser("bench", help="games/s and decisions/s, side by side with RLCard's UNO",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("target", choices=["engine", "env"],
+                   help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
+                        "Gymnasium environments against PettingZoo's RLCard wrapper")
+    p.add_argument("--seconds", type=float, default=5.0, help="measuring time per contender")
+    p.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts to measure")
+    p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
+    p.add_argument("--policy", choices=POLICIES, default="matched",
+                   help="matched: RLCard's random agent's choices; uniform: any legal id")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     """Run the measurements and print a table."""
-    print(f"{'what':<26}{'games':>8}{'decisions':>12}{'decisions/s':>14}{'ratio':>8}")
+    if args.seconds <= 0:
+        raise ValueError(f"--seconds must be positive, got {args.seconds}")
+    print(f"policy: {args.policy}; contenders interleaved, {args.seconds:g} s each")
+    print(f"{'what':<40}{'games':>8}{'games/s':>10}{'decisions':>11}{'dec/s':>10}{'dec/game':>10}"
+          f"{'games/s ratio':>15}{'dec/s ratio':>13}")
     if args.target == "engine":
         for players in args.players:
-            ours = bench_engine(args.variant, players, args.seconds)
-            _print_pair(ours, bench_rlcard(players, args.seconds), "rlcard")
+            ours, theirs = interleaved([engine_contender(args.variant, players, args.policy),
+                                        rlcard_contender(players)], args.seconds)
+            _print_pair(ours, theirs, "rlcard")
     else:
         import uno_env
 
         make = rlcard_pettingzoo_uno()
-        for wrapped in (True, False):  # the three standard wrappers cost the same for both envs
+        game = Game(args.variant, num_players=2)
+        contenders = []
+        for wrapped in (True, False):  # all four interleaved: the wrapped/raw ratios compare like with like
             label = "" if wrapped else " raw"
             factory = uno_env.env if wrapped else uno_env.raw_env
-            ours = bench_aec(lambda f=factory: f(variant=args.variant, num_players=2),
-                             f"uno_env AEC{label} {args.variant} 2p", args.seconds)
-            theirs = bench_aec(lambda w=wrapped: make(w), f"pettingzoo rlcard uno{label} 2p",
-                               args.seconds) if make else None
-            _print_pair(ours, theirs, "pettingzoo rlcard uno")
+            contenders.append(aec_contender(lambda f=factory: f(variant=args.variant, num_players=2),
+                                            f"uno_env AEC{label} {args.variant} 2p",
+                                            chooser(game, args.policy, UniformPicker(0))))
+            contenders.append(aec_contender(lambda w=wrapped: make(w), f"pettingzoo rlcard uno{label} 2p",
+                                            rlcard_chooser(UniformPicker(0))) if make else None)
+        # this env under PettingZoo's three stacked wrappers, for what uno_env.env's single layer saves
+        contenders.append(aec_contender(lambda: stock_wrapped(uno_env.raw_env(variant=args.variant, num_players=2)),
+                                        f"uno_env raw + stock wrappers {args.variant} 2p", chooser(game, args.policy, UniformPicker(0))))
+        ours, theirs, ours_raw, theirs_raw, stock = interleaved(contenders, args.seconds)
+        _print_pair(ours, theirs, "pettingzoo rlcard uno")
+        _print_pair(ours_raw, theirs_raw, "pettingzoo rlcard uno raw")
+        _print_pair(stock, None, "")
+        print(f"{'wrapped/raw time per game':<40}uno_env {ours_raw['games_per_s'] / ours['games_per_s']:.2f}x"
+              + (f", pettingzoo rlcard uno {theirs_raw['games_per_s'] / theirs['games_per_s']:.2f}x"
+                 if theirs else ""))
         for players in args.players:
-            _print_pair(bench_gym(args.variant, players, args.seconds), None, "")
+            _print_pair(interleaved([gym_contender(args.variant, players, args.policy)], args.seconds)[0],
+                        None, "")
     return 0
 
 
 def _print_pair(ours: dict, theirs: dict | None, other: str) -> None:
-    ratio = f"{ours['rate'] / theirs['rate']:.2f}x" if theirs else ""
-    for row, r in ((ours, ratio), (theirs, "")):
+    ratios = (f"{ours['games_per_s'] / theirs['games_per_s']:.2f}x", f"{ours['rate'] / theirs['rate']:.2f}x") \
+        if theirs else ("", "")
+    for row, (rg, rd) in ((ours, ratios), (theirs, ("", ""))):
         if row:
-            print(f"{row['name']:<26}{row['games']:>8}{row['decisions']:>12}{row['rate']:>14,.0f}{r:>8}")
+            print(f"{row['name']:<40}{row['games']:>8}{row['games_per_s']:>10,.0f}{row['decisions']:>11}"
+                  f"{row['rate']:>10,.0f}{row['decisions_per_game']:>10.1f}{rg:>15}{rd:>13}")
     if theirs is None and other:
-        print(f"{other:<26}  not installed (pip install 'uno-env[rlcard]') - no comparison")
+        print(f"{other:<40}  not installed (pip install 'uno-env[rlcard]') - no comparison")

@@ -1,0 +1,85 @@
+"""``uno-env bench``: the matched policy, interleaved measuring, and what the table reports."""
+from __future__ import annotations
+
+import pytest
+
+from train import bench
+from uno_env import Game, load_scenario
+
+
+def _choose(game, legal, policy="matched"):
+    return bench.chooser(game, policy, bench.UniformPicker(0))(legal)
+
+
+def test_matched_policy_never_draws_while_holding_a_playable_card():
+    game, state = load_scenario({"variant": "classic", "players": 2, "discard": ["R7"], "colour": "R",
+                                 "hands": [["R3", "G7", "B1"], 5]})
+    legal = game.legal_actions(state)
+    assert game.layout.draw in legal
+    picks = {bench.chooser(game, "matched", bench.UniformPicker(seed))(legal) for seed in range(50)}
+    assert picks == {game.parse_card("R3"), game.parse_card("G7")}  # both plays, never the draw
+
+
+def test_matched_policy_draws_only_with_nothing_to_play_and_plays_the_drawn_card():
+    game, state = load_scenario({"variant": "classic", "players": 2, "discard": ["R7"], "colour": "R",
+                                 "hands": [["G3", "B1"], 5], "draw_pile": ["R9"]})
+    assert _choose(game, game.legal_actions(state)) == game.layout.draw
+    game.step(state, "draw")
+    assert state.phase == "PLAY_OR_KEEP_DRAWN"
+    assert _choose(game, game.legal_actions(state)) == game.parse_card("R9")
+
+
+def test_matched_policy_accepts_a_wild_draw_four():
+    game, state = load_scenario({"variant": "classic", "players": 3, "discard": ["G5"], "colour": "G",
+                                 "hands": [["W4", "R2", "B3"], 6, 6]})
+    game.step(state, "play W4")
+    game.step(state, "colour B")
+    assert state.phase == "CHALLENGE_OR_ACCEPT"
+    assert _choose(game, game.legal_actions(state)) == game.layout.accept
+
+
+def test_matched_games_are_far_shorter_than_uniform_ones():
+    """Uniform picks over all legal ids draw voluntarily and balloon the games; matched ones do not."""
+    rows = {policy: bench.engine_contender("classic", 2, policy) for policy in bench.POLICIES}
+    decisions = {p: sum(c.play_game(i) for i in range(30)) / 30 for p, c in rows.items()}
+    assert decisions["matched"] < 120 < 3 * 120 < decisions["uniform"], decisions
+
+
+def test_interleaved_runs_every_contender_in_every_round():
+    calls = []
+    a = bench.Contender("a", lambda i: calls.append("a") or 10)
+    b = bench.Contender("b", lambda i: calls.append("b") or 20)
+    rows = bench.interleaved([a, None, b], seconds=0.0, rounds=3)
+    assert calls == ["a", "b"] * 3
+    assert rows[1] is None
+    assert rows[0]["games"] == 3 and rows[0]["decisions_per_game"] == 10
+    assert rows[2]["decisions"] == 60 and rows[2]["games_per_s"] > 0
+
+
+def test_bench_table_reports_games_and_decisions_per_second(capsys, monkeypatch):
+    monkeypatch.setattr(bench, "rlcard_contender", lambda players, seed=0: None)
+    assert bench.run(type("A", (), {"target": "engine", "seconds": 0.1, "players": [2], "variant": "flip",
+                                    "policy": "matched"})()) == 0
+    out = capsys.readouterr().out
+    header = out.splitlines()[1]
+    assert "games/s" in header and "dec/s" in header and "dec/game" in header
+    assert "uno_env flip 2p" in out and "not installed" in out
+
+
+def test_matched_chooser_reads_legal_ids_only_in_every_variant():
+    for variant in ("classic", "flex", "flip", "attack"):
+        game = Game(variant, num_players=3)
+        choose = bench.chooser(game, "matched", bench.UniformPicker(1))
+        state = game.new_state(3)
+        for _ in range(200):
+            if state.is_over:
+                break
+            legal = game.legal_actions(state)
+            action = choose(legal)
+            assert action in legal
+            game.step(state, action)
+
+
+def test_unknown_bench_policy_is_refused():
+    with pytest.raises(ValueError, match="allowed: matched, uniform"):
+        bench.chooser(Game("classic"), "greedy", bench.UniformPicker(0))
