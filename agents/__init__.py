@@ -7,12 +7,17 @@
 - ``heuristic``: the strongest rule-based player (``agents/rule_based.py``);
 - ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic-2p``);
 - a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file.py``).
+
+A spec that is not one of the names above is read as a path when it contains a path separator or
+ends in ``.npz``/``.json`` (a missing file is then reported as such); anything else is an unknown
+spec, reported with the closest known name.
 """
 from __future__ import annotations
 
-from uno_env import Game
-
 import os
+
+from uno_env import Game
+from uno_env.errors import did_you_mean
 
 from .base import Agent, RandomAgent
 from .policy_file import PolicyAgent, PolicyFileError, _strip, load_policy
@@ -21,9 +26,13 @@ from .rule_based import GreedyAgent, HeuristicAgent
 BUILTIN = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "PolicyAgent", "PolicyFileError",
-           "load", "pretrained_names", "BUILTIN"]
+           "AgentSpecError", "load", "pretrained_names", "did_you_mean", "BUILTIN"]
 
 PRETRAINED_DIR = os.path.join(os.path.dirname(__file__), "pretrained")
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names no built-in agent, shipped policy or policy file."""
 
 
 def pretrained_names() -> list[str]:
@@ -36,22 +45,43 @@ def pretrained_names() -> list[str]:
 def load(spec: str, game: Game | None = None, seed: int | None = None, strict_rules: bool = True) -> Agent:
     """An agent from a spec string; all but ``random`` need the ``game`` whose observations they read."""
     if not isinstance(spec, str) or not spec:
-        raise ValueError(f"agent spec must be a non-empty string; allowed: {_allowed()}")
+        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; allowed: {_allowed()}")
     if spec == "random":
         return RandomAgent(seed)
-    if game is None:
-        raise ValueError(f"agent {spec!r} reads observations of a game: pass game=Game(...)")
     if spec in BUILTIN:
+        _need_game(spec, game)
         return BUILTIN[spec](game, seed)
     if spec.startswith("pretrained:"):
         name = spec.split(":", 1)[1]
-        if name not in pretrained_names():
-            raise ValueError(f"no pretrained policy {name!r}; shipped: {', '.join(pretrained_names()) or 'none'}")
+        shipped = pretrained_names()
+        if name not in shipped:
+            raise AgentSpecError(f"no pretrained policy {name!r}{did_you_mean(name, shipped)}; "
+                                 f"shipped: {', '.join(shipped) or 'none'}")
+        _need_game(spec, game)
         return load_policy(os.path.join(PRETRAINED_DIR, name), game, strict_rules=strict_rules, seed=seed)
     base = _strip(spec)
     if os.path.exists(base + ".json") or os.path.exists(base + ".npz"):
+        _need_game(spec, game)
         return load_policy(base, game, strict_rules=strict_rules, seed=seed)
-    raise ValueError(f"unknown agent spec {spec!r}; allowed: {_allowed()}")
+    if _looks_like_path(spec):
+        hint = ""
+        if os.path.isfile(os.path.join(spec, "policy.json")):  # a training run's directory was given
+            hint = f" (a training run's policy is {os.path.join(spec, 'policy')})"
+        raise PolicyFileError(f"no such file: {base}(.npz/.json){hint}; an exported policy is a "
+                              "<name>.npz + <name>.json pair")
+    known = [*BUILTIN, *(f"pretrained:{n}" for n in pretrained_names())]
+    raise AgentSpecError(f"unknown agent spec {spec!r}{did_you_mean(spec, known)}; allowed: {_allowed()}")
+
+
+def _need_game(spec: str, game: Game | None) -> None:
+    # a programming error, not bad input: a plain ValueError
+    if game is None:
+        raise ValueError(f"agent {spec!r} reads observations of a game: pass game=Game(...)")
+
+
+def _looks_like_path(spec: str) -> bool:
+    seps = {os.sep, "/"} | ({os.altsep} if os.altsep else set())
+    return any(s in spec for s in seps) or spec.endswith((".npz", ".json"))
 
 
 def _allowed() -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,27 +54,13 @@ class PolicyFile:
     def read(cls, path: str) -> "PolicyFile":
         """Read a policy file pair without checking it against any game."""
         base = _strip(path)
-        try:
-            with open(base + ".json", encoding="utf-8") as fh:
-                meta = json.load(fh)
-        except FileNotFoundError:
-            raise PolicyFileError(f"no policy metadata at {base}.json (a policy is <name>.npz + <name>.json)") \
-                from None
-        except json.JSONDecodeError as exc:
-            raise PolicyFileError(f"{base}.json is not valid JSON: {exc}") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise PolicyFileError(f"{base}.json is not an {FORMAT} file (format = "
-                                  f"{meta.get('format') if isinstance(meta, dict) else meta!r})")
+        meta = _read_metadata(base + ".json")
+        if meta.get("format") != FORMAT:
+            raise PolicyFileError(f"{base}.json is not an {FORMAT} file (format = {meta.get('format')!r})")
         if meta.get("format_version") != FORMAT_VERSION:
             raise PolicyFileError(f"{base}.json has format_version {meta.get('format_version')!r}; "
                                   f"this version reads {FORMAT_VERSION}")
-        try:
-            with np.load(base + ".npz", allow_pickle=False) as data:
-                weights = [data[f"p{i}"] for i in range(len(data.files))]
-        except FileNotFoundError:
-            raise PolicyFileError(f"no policy weights at {base}.npz") from None
-        except (ValueError, KeyError, OSError, zipfile.BadZipFile) as exc:
-            raise PolicyFileError(f"{base}.npz is not a readable weight file: {exc}") from None
+        weights = _read_weights(base + ".npz")
         layers = meta.get("layers")
         if not isinstance(layers, list) or len(weights) != 2 * (len(layers) - 1):
             raise PolicyFileError(f"{base}: {len(weights)} weight arrays do not fit layers {layers!r}")
@@ -107,16 +94,17 @@ class PolicyFile:
         if layers[0] != size or layers[-1] != game.num_actions:
             problems.append(f"network input/output sizes {layers[0]}/{layers[-1]} (the game needs {size}/"
                             f"{game.num_actions})")
+        # what strict_rules=False relaxes; suggested only when nothing else is wrong, since it cannot fix the rest
+        relaxable = []
         if strict_rules:
             if m.get("num_players") != game.num_players:
-                problems.append(f"{m.get('num_players')!r} players (the game has {game.num_players})")
+                relaxable.append(f"{m.get('num_players')!r} players (the game has {game.num_players})")
             if m.get("rule_options", {}) != _jsonable(game.rules.changed_options()):
-                problems.append(f"rule options {m.get('rule_options')!r} (the game's are "
-                                f"{game.rules.changed_options()!r})")
-        if problems:
-            raise PolicyFileError("policy does not fit this game: " + "; ".join(problems) +
-                                  (" (pass strict_rules=False to allow other player counts and options)"
-                                   if strict_rules else ""))
+                relaxable.append(f"rule options {m.get('rule_options')!r} (the game's are "
+                                 f"{game.rules.changed_options()!r})")
+        if problems or relaxable:
+            hint = "" if problems else " (pass strict_rules=False to allow other player counts and options)"
+            raise PolicyFileError("policy does not fit this game: " + "; ".join(problems + relaxable) + hint)
 
 
 class PolicyAgent:
@@ -160,6 +148,54 @@ def load_policy(path: str, game: Game, strict_rules: bool = True, deterministic:
     policy = PolicyFile.read(path)
     policy.check_game(game, strict_rules=strict_rules)
     return PolicyAgent(policy, deterministic=deterministic, seed=seed)
+
+
+def _read_metadata(path: str) -> dict:
+    """The JSON object of a policy's metadata file, or PolicyFileError saying what is wrong with it."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise PolicyFileError(f"no policy metadata at {path} (a policy is <name>.npz + <name>.json)") from None
+    except UnicodeDecodeError:
+        raise PolicyFileError(f"{path} is not a text (JSON) file") from None
+    except OSError as exc:
+        raise PolicyFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise PolicyFileError(f"{path} is empty (an interrupted export?); export the policy again")
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyFileError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(meta, dict):
+        raise PolicyFileError(f"{path} holds a JSON {type(meta).__name__}, not the object of an {FORMAT} file")
+    return meta
+
+
+def _read_weights(path: str) -> list[np.ndarray]:
+    """The weight arrays ``p0, p1, ...`` of a policy's ``.npz``, or PolicyFileError saying what is wrong."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except FileNotFoundError:
+        raise PolicyFileError(f"no policy weights at {path}") from None
+    except OSError as exc:
+        raise PolicyFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        raise PolicyFileError(f"{path} is empty (an interrupted export?); export the policy again")
+    # checked here: numpy would call any non-zip file pickled data and suggest allow_pickle
+    if head != b"PK\x03\x04":
+        raise PolicyFileError(f"{path} is not a readable weight file: not an .npz (zip) archive")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            weights = [data[f"p{i}"] for i in range(len(data.files))]
+    except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise PolicyFileError(f"{path} is not a readable weight file (truncated or damaged?): {exc}") from None
+    for i, w in enumerate(weights):
+        # a member that is not an .npy comes back as raw bytes
+        if not isinstance(w, np.ndarray) or w.dtype.kind not in "fiu":
+            raise PolicyFileError(f"{path} is not a readable weight file: p{i} is not a numeric array")
+    return weights
 
 
 def _strip(path: str) -> str:

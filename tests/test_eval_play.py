@@ -86,8 +86,9 @@ def test_cli_eval_replay_and_errors(tmp_path, capsys):
     assert "| greedy |" in capsys.readouterr().out
     assert main(["replay", rec + "/games.jsonl", "--game", "2"]) == 0
     assert "game 2:" in capsys.readouterr().out
-    with pytest.raises(ValueError, match="unknown agent spec"):
-        main(["eval", "--agents", "greedy", "genius", "--games", "2", "--out", out, "--workers", "1", "--no-progress"])
+    assert main(["eval", "--agents", "greedy", "genius", "--games", "2", "--out", out, "--workers", "1",
+                 "--no-progress"]) == 2
+    assert "uno-env eval: error: unknown agent spec 'genius'" in capsys.readouterr().err
 
 
 def _session(inputs: str, **kw):

@@ -1,14 +1,111 @@
-"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``demo`` and ``bench``."""
+"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``demo`` and ``bench``.
+
+Errors and exit statuses:
+
+- ``0``: the command ran.
+- ``1``: the reader of the output went away (``uno-env demo | head``); nothing is printed.
+- ``2``: bad input, the same status argparse uses for a bad flag. The domain errors in
+  ``DOMAIN_ERRORS`` (a rule option, a training config, an agent spec, a policy, record or YAML
+  file, a missing or unreadable file) are printed as one line, ``uno-env <command>: error:
+  <message>``, on stderr; so is a ``SystemExit("<message>")`` raised by a sub-command.
+- ``130``: interrupted (Ctrl-C that no sub-command handled): one line, ``uno-env <command>: interrupted``.
+- Any other exception is a bug and keeps its traceback.
+
+``uno-env --debug <command> ...`` or the environment variable ``UNO_ENV_DEBUG=1`` re-raise the
+errors above so the full traceback shows.
+"""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
+import yaml
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``uno-env``."""
-    parser = argparse.ArgumentParser(prog="uno-env", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+from agents import AgentSpecError, PolicyFileError
+from uno_env.errors import RuleError, SpecError
+from uno_env.records import RecordError
+
+from .config import ConfigError
+
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+DESCRIPTION = "Play, train, evaluate and benchmark agents for UNO and its variants."
+
+EPILOG = """\
+examples:
+  uno-env demo --variant flip --players 3
+  uno-env play --opponents pretrained:classic-2p
+  uno-env eval --agents heuristic greedy random --games 200
+  uno-env train --config configs/train/classic-2p.yaml
+  uno-env replay games.jsonl --game 0
+  uno-env bench engine --seconds 2
+
+Run 'uno-env <command> --help' for a command's options and their defaults.
+Bad input (a rule option, config key, agent spec or file) prints one line,
+'uno-env <command>: error: ...', and exits with status 2; 'uno-env --debug'
+(or UNO_ENV_DEBUG=1) shows the traceback instead. Ctrl-C exits with status 130."""
+
+
+class UsageError(ValueError):
+    """Command-line input that cannot be used (a malformed value, an index out of range, ...)."""
+
+
+# The errors a user's input causes; main() prints them as one line. Everything else is a bug.
+# (IllegalActionError / ActionParseError are left out on purpose: from an agent they mean a bug.)
+DOMAIN_ERRORS: tuple[type[BaseException], ...] = (
+    RuleError, SpecError, RecordError, ConfigError, AgentSpecError, PolicyFileError, UsageError,
+    OSError, yaml.YAMLError)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Appends ``(default: ...)`` to options with a real default; keeps hand-made line breaks of texts."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:  # laid out by hand (the top-level epilog): keep it
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if not shows_default(action) or "%(default)" in text:
+            return text
+        default = format_default(action.default).replace("%", "%%")  # argparse %-formats the help later
+        return f"{text} (default: {default})"
+
+
+def shows_default(action: argparse.Action) -> bool:
+    """Whether an option's default says something: not None, not a flag's False, not an empty list."""
+    default = action.default
+    if default is None or default is argparse.SUPPRESS or action.help in (None, argparse.SUPPRESS):
+        return False
+    if action.nargs == 0:  # store_true / store_false / help: the flag's presence is the value
+        return False
+    return not (isinstance(default, (list, tuple, str)) and len(default) == 0)
+
+
+def format_default(default) -> str:
+    """A default as it would be typed on the command line (lists space-separated)."""
+    if isinstance(default, (list, tuple)):
+        return " ".join(map(str, default))
+    return str(default)
+
+
+class Parser(argparse.ArgumentParser):
+    """ArgumentParser whose help, and every sub-command's (they share the class), uses HelpFormatter."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``uno-env`` parser with every sub-command registered."""
+    parser = Parser(prog="uno-env", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error instead of one line (also: UNO_ENV_DEBUG=1)")
+    sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
     from . import bench, demo, play, ppo, replay, tournament
 
     ppo.add_parser(sub)
@@ -17,9 +114,71 @@ def main(argv: list[str] | None = None) -> int:
     replay.add_parser(sub)
     demo.add_parser(sub)
     bench.add_parser(sub)
-    args = parser.parse_args(argv)
-    return args.run(args) or 0
+    return parser
+
+
+def debug_from_env() -> bool:
+    """Whether ``UNO_ENV_DEBUG`` asks for tracebacks (any value but empty, 0, false, no, off)."""
+    return os.environ.get("UNO_ENV_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def error_message(exc: BaseException) -> str:
+    """The message of a domain error: YAML errors with file, line and column; OS errors with the file."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        problem = ", ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        text = f"{mark.name}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    elif isinstance(exc, yaml.YAMLError):
+        text = f"invalid YAML: {exc}"
+    elif isinstance(exc, OSError) and exc.filename is not None:
+        reason = exc.strerror or str(exc)
+        text = f"{reason[:1].lower()}{reason[1:]}: {exc.filename}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``uno-env``: run a sub-command; bad input -> one line on stderr and status 2."""
+    args = build_parser().parse_args(argv)
+    debug = args.debug or debug_from_env()
+    command = f"uno-env {args.command}"
+    try:
+        return args.run(args) or 0
+    except BrokenPipeError:  # `uno-env demo | head`: the reader left; stop quietly
+        _silence_stdout()
+        return 1
+    except DOMAIN_ERRORS as exc:
+        if debug:
+            raise
+        return _fail(command, error_message(exc))
+    except SystemExit as exc:
+        if debug or not isinstance(exc.code, str):  # argparse and plain exits carry an int status
+            raise
+        return _fail(command, exc.code.removeprefix(f"{args.command}: "))
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print(f"{command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"{command}: error: {' '.join(message.split())}", file=sys.stderr)  # one line, whatever the message held
+    return EXIT_ERROR
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit and would report the broken pipe again (see the signal module docs)
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the train.cli module itself, not this __main__ copy: the sub-commands raise train.cli.UsageError
+    from train.cli import main as _main
+
+    sys.exit(_main())

@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from uno_env.errors import did_you_mean
+
 
 class ConfigError(ValueError):
     """A training config with an unknown key or a value of the wrong type."""
@@ -69,9 +71,11 @@ class TrainConfig:
         if not isinstance(data, dict):
             raise ConfigError(f"a training config must be a mapping, got {type(data).__name__}")
         fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - set(fields))
+        unknown = sorted(set(data) - set(fields), key=str)
         if unknown:
-            raise ConfigError(f"unknown training config key(s) {unknown}; allowed: {', '.join(fields)}")
+            named = ", ".join(f"{k!r}{did_you_mean(k, fields) if isinstance(k, str) else ''}" for k in unknown)
+            raise ConfigError(f"unknown training config key{'s' if len(unknown) > 1 else ''} {named}; "
+                              f"allowed: {', '.join(fields)}")
         defaults = cls()
         values = {}
         for key, value in data.items():
@@ -92,9 +96,15 @@ class TrainConfig:
 
     @classmethod
     def from_yaml(cls, path: str) -> "TrainConfig":
-        """Config from a YAML file."""
+        """Config from a YAML file; errors in its content name the file."""
+        from uno_env.errors import RuleError
+
         with open(path, encoding="utf-8") as fh:
-            return cls.from_dict(yaml.safe_load(fh) or {})
+            data = yaml.safe_load(fh)  # a yaml.YAMLError carries the file name and line itself
+        try:
+            return cls.from_dict(data or {})
+        except (ConfigError, RuleError) as exc:
+            raise type(exc)(f"{path}: {exc}") from None
 
     def validate(self) -> None:
         """Range checks and the rule set itself."""
@@ -116,10 +126,15 @@ class TrainConfig:
             raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
         import agents
 
-        allowed = set(agents.BUILTIN) | {"self"}
-        bad = set(self.opponents) - allowed
-        if bad or not self.opponents or any(not isinstance(w, (int, float)) or w < 0 for w in self.opponents.values()):
-            raise ConfigError(f"opponents must map some of {sorted(allowed)} to weights >= 0, got {self.opponents!r}")
+        allowed = [*agents.BUILTIN, "self"]
+        for key in self.opponents:
+            if key not in allowed:
+                hint = did_you_mean(key, allowed) if isinstance(key, str) else ""
+                raise ConfigError(f"unknown opponent {key!r}{hint} in opponents; allowed: {', '.join(allowed)}")
+        if not self.opponents or any(not isinstance(w, (int, float)) or isinstance(w, bool) or w < 0
+                                     for w in self.opponents.values()):
+            raise ConfigError(f"opponents must map some of {', '.join(allowed)} to weights >= 0, "
+                              f"got {self.opponents!r}")
         if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
             raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic")
 

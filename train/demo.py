@@ -3,18 +3,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_env import VARIANTS, Game, RuleSet
+from uno_env import VARIANTS, Game, RuleError, RuleSet
+
+from .cli import UsageError
+
+#: Shown instead of the colour while a wild waits for its colour to be declared.
+COLOUR_PENDING = "to be chosen"
 
 
 def add_parser(sub) -> None:
     """Register the ``demo`` sub-command."""
-    p = sub.add_parser("demo", help="play and print one seeded game between random players")
-    p.add_argument("--variant", default="classic", help=f"preset name ({', '.join(VARIANTS)})")
-    p.add_argument("--players", type=int, default=4)
+    p = sub.add_parser("demo", help="play and print one seeded game between random players",
+                       description="Play and print one seeded game between random players, decision by decision.")
+    p.add_argument("--variant", default="classic", help=f"rule preset ({', '.join(VARIANTS)})")
+    p.add_argument("--players", type=int, default=4, help="number of players (the variant sets the range)")
     p.add_argument("--seed", type=int, default=0, help="seeds the deal and the players' choices")
-    p.add_argument("--rules", help="YAML rule config (configs/rules/*.yaml); overrides --variant/--players")
+    p.add_argument("--rules", metavar="FILE",
+                   help="YAML rule config (configs/rules/*.yaml); overrides --variant/--players")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="rule option, e.g. stacking=any (repeatable)")
+                   help="rule option, e.g. stacking=any (repeatable; see docs/rule-options.md)")
     p.set_defaults(run=run)
 
 
@@ -25,16 +32,28 @@ def parse_options(pairs: list[str]) -> dict:
     out = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--option expects KEY=VALUE, got {pair!r}")
-        out[key.strip()] = yaml.safe_load(value)
+        if not sep or not key.strip():
+            raise UsageError(f"--option expects KEY=VALUE (e.g. stacking=any), got {pair!r}")
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise UsageError(f"--option {pair!r}: the value is not a plain value (a word, number or true/false)") \
+                from None
     return out
+
+
+def colour_text(colour: str | None) -> str:
+    """The current colour for printing; ``to be chosen`` while a wild waits for its declaration."""
+    return COLOUR_PENDING if colour is None else colour
 
 
 def run(args) -> int:
     """Play the game and print every decision."""
     if args.rules:
-        rules = RuleSet.from_yaml(args.rules)
+        try:
+            rules = RuleSet.from_yaml(args.rules)
+        except RuleError as exc:  # name the file: the message alone does not say where the option came from
+            raise RuleError(f"{args.rules}: {exc}") from None
         game = Game(rules, options=parse_options(args.option) or None)
     else:
         game = Game(args.variant, num_players=args.players, **parse_options(args.option))
@@ -44,7 +63,7 @@ def run(args) -> int:
     for seat in range(game.num_players):
         print(f"  P{seat}: {' '.join(game.hand_cards(state, seat))}")
     spec = game.to_spec(state)
-    print(f"  starter {spec['discard'][-1]} (colour {spec['colour']})\n")
+    print(f"  starter {spec['discard'][-1]} (colour {colour_text(spec['colour'])})\n")
     while not state.is_over:
         seat, phase = state.current_seat, state.phase.value
         legal = game.legal_actions(state)
@@ -61,7 +80,7 @@ def step_line(game, state, seat: int, phase: str, text: str) -> str:
     top = ""
     if not state.is_over:
         spec = game.to_spec(state)
-        top = f"top {spec['discard'][-1]:<5} colour {spec['colour']}  hands {state.hand_size}"
+        top = f"top {spec['discard'][-1]:<5} colour {colour_text(spec['colour'])}  hands {state.hand_size}"
     return f"{state.steps:5d}  P{seat} {phase:<19} {text:<14} {top}"
 
 

@@ -5,7 +5,9 @@ opponent's card count, a pending penalty, a hand shown to it by a challenge; Fle
 Flip's active side, the opponents' back faces, the draw pile top's back face, the last duel), lists the legal
 options numbered, and also accepts typed actions (``play R7``, ``colour B``, ``draw``, ``pass``) or
 just a card (``R7``). Every sub-decision is asked. Opponents' actions are narrated with public
-information only (a drawn card is never named). Bad input re-prompts; ``quit`` leaves.
+information only (their drawn cards are counted, never named); cards entering the person's own hand
+are named to them. Bad input re-prompts; ``help`` lists what may be typed; ``quit`` leaves. The end
+says who won, with the points.
 """
 from __future__ import annotations
 
@@ -13,10 +15,13 @@ import os
 import sys
 from typing import IO
 
-from uno_env import Game, RuleSet
+from uno_env import VARIANTS, Game, RuleSet
 from uno_env.errors import UnoError
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
+
+from .cli import UsageError
+from .demo import colour_text
 
 ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34", "Pk": "95", "Tl": "36", "Or": "91", "Pu": "35"}
 
@@ -54,7 +59,7 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
     spec = game.to_spec(state)
     n = state.num_players
     direction = "clockwise" if state.direction == 1 else "counter-clockwise"
-    colour = spec["colour"] or "(being declared)"
+    colour = colour_text(spec["colour"])
     lines = [f"top {term.card(game.card_name(state.discard[-1]))}   colour {colour}   direction {direction}   "
              f"{'launcher' if game.layout.draw_word == 'press' else 'draw pile'} {len(state.draw_pile)}",
              "opponents: " + ", ".join(f"P{q} {state.hand_size[q]} cards" for q in range(n) if q != seat)]
@@ -99,8 +104,12 @@ def _flip_view(game: Game, state, seat: int) -> list[str]:
     return lines
 
 
-def narrate(state, seat: int, text: str, before_sizes: list[int], me: int) -> list[str]:
+def narrate(state, seat: int, text: str, before_sizes: list[int], me: int,
+            my_new_cards: list[str] | None = None) -> list[str]:
     """Public description of ``seat``'s action: what everyone sees, nothing that depends on hidden cards.
+
+    The one private part is for ``me``: ``my_new_cards``, the cards that entered my own hand, are
+    named to me (``you drew R7``); any other seat's new cards are only counted.
 
     Declining (``pass``) and taking a penalty (``accept``) are not narrated by themselves: whether
     such a question was asked at all depends on the decider's cards (a jump-in is offered only to
@@ -113,9 +122,43 @@ def narrate(state, seat: int, text: str, before_sizes: list[int], me: int) -> li
         who = "you" if seat == me else f"P{seat}"
         lines.append(f"{who}: {'draws' if text == 'draw' else 'presses' if text == 'press' else text}")
     for q, (b, a) in enumerate(zip(before_sizes, state.hand_size)):
-        if a > b:
+        if a <= b:
+            continue
+        if q == me and my_new_cards and len(my_new_cards) == a - b:
+            lines.append(f"  you drew {' '.join(my_new_cards)}")
+        else:
             lines.append(f"  {'you' if q == me else f'P{q}'} +{a - b} card{'s' if a - b > 1 else ''}")
     return lines
+
+
+def new_cards(game: Game, state, seat: int, before_counts: list[int], before_side: int) -> list[str]:
+    """Names of the cards that entered ``seat``'s hand since ``before_counts`` (its counts per kind)."""
+    if state.side != before_side:  # Flip turned the cards over: kinds changed, the difference means nothing
+        return []
+    after = state.hands[seat]
+    return [game.card_name(k) for k, (b, a) in enumerate(zip(before_counts, after)) for _ in range(a - b)]
+
+
+def help_lines(game: Game, names: list[str]) -> list[str]:
+    """What the person may type at a decision: the commands and the forms of actions."""
+    card = next((n[5:] for n in names if n.startswith("play ") and " " not in n[5:]), "R7")
+    forms = game.layout.vocabulary().removeprefix("accepted: ")
+    numbers = "1" if len(names) == 1 else f"1-{len(names)}"
+    return ["you may type:",
+            f"  {numbers:<15}  an option's number from the list",
+            f"  an action        {forms}",
+            f"  a card           short for 'play <card>', e.g. {card}",
+            "  help, ?          this list, then the options again",
+            "  quit, q, exit    leave the game (the end of input leaves too)"]
+
+
+def show_options(names: list[str], term: Terminal) -> None:
+    """The numbered legal options."""
+    for i, name in enumerate(names, 1):
+        shown = name
+        if name.startswith("play "):
+            shown = "play " + term.card(name[5:])
+        term.say(f"  {i}) {shown}")
 
 
 def choose(game: Game, state, term: Terminal) -> int | None:
@@ -123,15 +166,16 @@ def choose(game: Game, state, term: Terminal) -> int | None:
     legal = game.legal_actions(state)
     names = [game.action_to_string(a, state) for a in legal]
     term.say(f"-- your decision ({state.phase.value}) --")
-    for i, name in enumerate(names, 1):
-        shown = name
-        if name.startswith("play "):
-            shown = "play " + term.card(name[5:])
-        term.say(f"  {i}) {shown}")
+    show_options(names, term)
     while True:
         answer = term.ask("> ")
         if answer is None or answer.lower() in ("q", "quit", "exit"):
             return None
+        if answer.lower() in ("help", "?"):
+            for line in help_lines(game, names):
+                term.say(line)
+            show_options(names, term)
+            continue
         if answer.isdecimal() and answer.isascii() and 1 <= int(answer) <= len(legal):
             return legal[int(answer) - 1]
         for text in (answer, "play " + answer):
@@ -141,7 +185,8 @@ def choose(game: Game, state, term: Terminal) -> int | None:
                 continue
             if action in legal:
                 return action
-        term.say(f"not an option here: {answer!r}; type a number 1-{len(legal)} or an action such as {names[0]!r}")
+        term.say(f"not an option here: {answer!r}; type a number 1-{len(legal)} or an action such as {names[0]!r}"
+                 " (help: what may be typed)")
 
 
 def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, term: Terminal,
@@ -153,7 +198,8 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     n = game.num_players
     specs = opponents * (n - 1) if len(opponents) == 1 else opponents
     if len(specs) != n - 1:
-        raise SystemExit(f"play: {n} players need {n - 1} opponents (or one spec for all), got {len(opponents)}")
+        raise UsageError(f"{n} players need {n - 1} opponents (or one spec for all), got {len(opponents)}: "
+                         f"{' '.join(opponents)}")
     others = [q for q in range(n) if q != seat]
     spec_of = dict(zip(others, specs))
     policies = {q: agents.load(spec_of[q], game, seed=seed + q) for q in others}
@@ -176,36 +222,48 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
             action = int(policies[actor].act(enc.encode(state, actor), game.legal_action_mask(state)))
         text = game.action_to_string(action, state)
         before = list(state.hand_size)
+        mine, side = list(state.hands[seat]), state.side
         round_index = state.round_index
         (rec or game).step(state, action)
         if state.round_index != round_index:  # a match dealt its next round
             term.say(f"{text}: round over, points {state.round_points}, totals {state.scores}; new deal")
             continue
-        for line in narrate(state, actor, text, before, seat):
+        drawn = [term.card(c) for c in new_cards(game, state, seat, mine, side)]
+        for line in narrate(state, actor, text, before, seat, drawn):
             term.say(line)
-    if state.winner is None:
-        term.say("the game ended without a winner" + (" (step cap)" if state.truncated else " (blocked)"))
-    elif game.match:
-        who = "you win" if state.winner == seat else f"P{state.winner} wins"
-        term.say(f"{who} the match; totals {state.scores}")
-    elif state.winner == seat:
-        term.say(f"you win! round points {state.round_points[seat]}")
-    else:
-        term.say(f"P{state.winner} wins with {state.round_points[state.winner]} points")
+    term.say(outcome_text(game, state, seat))
     return state.winner
+
+
+def outcome_text(game: Game, state, seat: int) -> str:
+    """The last line of a game: who won, with the points, said to the person in ``seat``."""
+    w = state.winner
+    if w is None:
+        return "Game over: no winner" + (" (the step cap was reached)" if state.truncated else
+                                         " (blocked: nothing left to draw)")
+    if game.match:
+        who = "you win the match" if w == seat else f"P{w} wins the match; you lose"
+        return f"Game over: {who} with {state.scores[w]} points; totals {state.scores}"
+    who = "you win" if w == seat else f"P{w} wins"
+    return f"Game over: {who} with {state.round_points[w]} points" + ("" if w == seat else "; you lose")
 
 
 def add_parser(sub) -> None:
     """Register the ``play`` sub-command."""
-    p = sub.add_parser("play", help="play in the terminal against agents")
-    p.add_argument("--variant", default="classic")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--opponents", nargs="+", default=["heuristic"], help="agent specs, one per opponent or one for all")
-    p.add_argument("--seat", type=int, default=0, help="your seat")
-    p.add_argument("--seed", type=int, default=None, help="deal (default: random)")
-    p.add_argument("--record", help="append the game to this JSON-lines file")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
-    p.add_argument("--no-colour", action="store_true", help="plain text")
+    p = sub.add_parser("play", help="play in the terminal against agents",
+                       description="Play in the terminal against agents. At a decision, type an option's "
+                                   "number, an action (play R7, draw, colour B), a card, help or quit.")
+    p.add_argument("--variant", default="classic", help=f"rule preset ({', '.join(VARIANTS)})")
+    p.add_argument("--players", type=int, default=2, help="number of players, you included")
+    p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
+                   help="agent specs, one per opponent or one for all: random, greedy, heuristic, "
+                        "pretrained:<name> or a path to an exported policy")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
+    p.add_argument("--seed", type=int, default=None, help="seeds the deal and the agents (default: random)")
+    p.add_argument("--record", metavar="FILE", help="append the game to this JSON-lines file (for uno-env replay)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule option, e.g. stacking=any (repeatable; see docs/rule-options.md)")
+    p.add_argument("--no-colour", action="store_true", help="plain text, no ANSI colours (also: NO_COLOR=1)")
     p.set_defaults(run=run)
 
 
@@ -217,7 +275,8 @@ def run(args) -> int:
 
     rules = RuleSet.create(args.variant, args.players, parse_options(args.option))
     if not 0 <= args.seat < rules.num_players:
-        raise SystemExit(f"play: --seat must be 0..{rules.num_players - 1}")
+        raise UsageError(f"--seat must be 0..{rules.num_players - 1} with {rules.num_players} players, "
+                         f"got {args.seat}")
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
     term = Terminal(sys.stdin, sys.stdout, colour=False if args.no_colour else None)
     play_session(rules, args.opponents, args.seat, seed, term, args.record)

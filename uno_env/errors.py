@@ -1,4 +1,14 @@
 """Exceptions raised for bad input. Each message names what was wrong and what is allowed."""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class UnoError(ValueError):

@@ -7,12 +7,11 @@ and what is allowed. YAML files in ``configs/rules`` map 1:1 onto ``RuleSet.from
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
-from .errors import RuleError
+from .errors import RuleError, did_you_mean
 
 
 @dataclass(frozen=True)
@@ -223,9 +222,8 @@ def _unknown_option_message(key: str, variant: str, schema: Mapping[str, Option]
     if owners:
         return (f"rule option {key!r} does not apply to variant {variant!r} "
                 f"(it belongs to {', '.join(owners)}); allowed options: {', '.join(schema)}")
-    close = difflib.get_close_matches(key, list(schema), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown rule option {key!r} for variant {variant!r}{hint}; allowed options: {', '.join(schema)}"
+    return (f"unknown rule option {key!r} for variant {variant!r}{did_you_mean(key, schema)}; "
+            f"allowed options: {', '.join(schema)}")
 
 
 def options_markdown() -> str:
