@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 ## run: the main job: train a small agent (built-in config, a few minutes), export it, evaluate it, print a table
+##      and the commands to evaluate it against the baselines and play against it (uno-env train prints them)
 run: $(STAMP)
 	$(BIN)/uno-env train
 

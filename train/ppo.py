@@ -9,13 +9,27 @@ Outputs in ``<out_dir>/<run_name>/``: ``config.yaml`` (resolved), ``progress.csv
 events (SB3 logger), ``eval.csv``, ``checkpoints/step_<N>.zip`` (+ ``latest.json``), and
 ``snapshots/`` (the frozen opponents, restored on resume), ``policy.npz`` + ``policy.json`` (the
 exported, framework-free policy). A resumed run logs into ``resumed-<step>/``.
+
+Long runs: every file above is written atomically (``train/atomic.py``), so a crash leaves the
+previous version, never half a file. Ctrl-C stops learning at the next step (a second Ctrl-C at
+once), writes a checkpoint and the exported policy (without the final evaluation) and prints the
+command that resumes. ``--resume`` falls back to the newest complete ``step_<N>.zip`` when
+``latest.json`` is missing or damaged. Progress is a bar on a terminal, periodic lines otherwise.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
+import math
 import os
+import shlex
+import signal
+import sys
+import threading
 import time
+import zipfile
 
 import yaml
 
@@ -23,9 +37,13 @@ from agents import load as load_agent
 from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
+from . import atomic
 from .config import ConfigError, TrainConfig
 from .evaluate import head_to_head
 from .export import policy_file_from_model
+from .progress import DEFAULT_INTERVAL, Progress
+
+EXIT_INTERRUPTED = 130
 
 
 class OpponentPool:
@@ -62,8 +80,13 @@ def evaluate_policy(agent_factory, game: Game, games: int, seed: int) -> dict:
     return out
 
 
-def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) -> dict:
-    """Run one training job; returns a summary with the final evaluation."""
+def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
+          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, callbacks: list | None = None) -> dict:
+    """Run one training job; returns a summary with the final evaluation (``interrupted`` after Ctrl-C).
+
+    ``progress_stream`` (default stdout) gets a bar if it is a terminal, else a line every
+    ``progress_interval`` seconds; ``callbacks`` are extra SB3 callbacks run after the self-play one.
+    """
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
@@ -71,7 +94,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
     from stable_baselines3.common.utils import set_random_seed
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from uno_env.gym_env import UnoEnv
+    # -- the checkpoint to resume from, found before anything slow is built (a wrong path fails at once)
+    checkpoint = _find_checkpoint(resume) if resume else None
 
     # -- the run directory and the resolved config beside it
     run_dir = os.path.join(cfg.out_dir, cfg.name)
@@ -79,8 +103,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
-    with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as fh:
-        yaml.safe_dump(resolved, fh, sort_keys=False)
+    atomic.write_text(os.path.join(run_dir, "config.yaml"), yaml.safe_dump(resolved, sort_keys=False))
 
     # -- seeding: SB3's helper seeds torch (and the global generators SB3 itself uses)
     set_random_seed(cfg.seed)
@@ -94,7 +117,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
 
     # -- environments: one learner seat per env, opponents drawn from the pool every episode
     vec_cls = SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv
-    envs = make_vec_env(UnoEnv, n_envs=cfg.n_envs, seed=cfg.seed, vec_env_cls=vec_cls,
+    envs = make_vec_env(_make_env, n_envs=cfg.n_envs, seed=cfg.seed, vec_env_cls=vec_cls,
                         env_kwargs={"rules": game.rules})
     pool = OpponentPool(cfg, game)
     envs.env_method("set_opponent_pool", *pool.policies_and_weights())
@@ -106,43 +129,53 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
         ent_coef=cfg.ent_coef, policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}},
         seed=cfg.seed, device="cpu", verbose=0)
     done = 0
-    if resume:
-        done = _restore(model, resume)
-        for path in _saved_snapshots(run_dir)[-cfg.max_snapshots:]:  # the pool as it was
+    if checkpoint:
+        done = _restore(model, checkpoint)
+        for path in _pool_snapshots(run_dir, done, cfg.max_snapshots):  # the pool as it was at that step
             pool.add_snapshot(load_policy(path, game, deterministic=False, seed=cfg.seed + done))
         envs.env_method("set_opponent_pool", *pool.policies_and_weights())
     # SB3's CSV writer truncates its file: a resumed run logs into its own folder
     log_dir = run_dir if not resume else os.path.join(run_dir, f"resumed-{done}")
     model.set_logger(configure(log_dir, ["csv", "tensorboard"]))
 
+    # SB3 learns in whole rollouts of n_steps x n_envs: the real total is rounded up
+    remaining = max(cfg.total_timesteps - done, 0)
+    planned = done + _round_up(remaining, cfg.n_steps * cfg.n_envs)
+    if planned != max(cfg.total_timesteps, done):
+        print(f"train: total_timesteps {cfg.total_timesteps:,} rounded up to {planned:,} (whole rollouts of "
+              f"n_steps x n_envs = {cfg.n_steps * cfg.n_envs:,} steps)", flush=True)
+
     eval_path = os.path.join(run_dir, "eval.csv")
     start = time.perf_counter()
+    stop = _StopRequest()
 
     def snapshot(deterministic: bool, seed: int) -> PolicyAgent:
         return PolicyAgent(policy_file_from_model(model, game, model.num_timesteps), deterministic, seed)
 
     class SelfPlay(BaseCallback):
-        """Adds snapshots to the pool, evaluates and checkpoints on schedule."""
+        """Reports progress, adds snapshots to the pool, evaluates and checkpoints on schedule."""
 
         def __init__(self):
             super().__init__()
-            self.next_snapshot = done + cfg.snapshot_every
-            self.next_eval = done + cfg.eval_every
+            # on the same grid as an uninterrupted run, so a resumed run rewrites the same snapshot files
+            self.next_snapshot = (done // cfg.snapshot_every + 1) * cfg.snapshot_every
+            self.next_eval = (done // cfg.eval_every + 1) * cfg.eval_every
 
         def _on_step(self) -> bool:
             t = self.num_timesteps
+            bar.set(t)
             if cfg.time_limit_minutes and time.perf_counter() - start > 60 * cfg.time_limit_minutes:
                 return False  # budget spent: stop learning, then export and evaluate as usual
             if t >= self.next_snapshot:
                 self.next_snapshot += cfg.snapshot_every
                 frozen = snapshot(deterministic=False, seed=cfg.seed + t)
-                frozen.policy.save(os.path.join(run_dir, "snapshots", f"step_{t:010d}"))
+                atomic.save_policy(frozen.policy, os.path.join(run_dir, "snapshots", f"step_{t:010d}"))
                 pool.add_snapshot(frozen)
                 envs.env_method("set_opponent_pool", *pool.policies_and_weights())
             if t >= self.next_eval:
                 self.next_eval += cfg.eval_every
                 self._evaluate(t)
-            return True
+            return not stop.requested  # Ctrl-C: leave learn() between steps, with the model consistent
 
         def _evaluate(self, t: int) -> None:
             frozen = snapshot(deterministic=True, seed=0)
@@ -153,95 +186,290 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True) ->
             _checkpoint(model, run_dir, t)
 
     # -- learn
-    model.learn(total_timesteps=max(cfg.total_timesteps - done, 0), callback=SelfPlay(), progress_bar=progress,
-                reset_num_timesteps=not resume)
+    bar = Progress("train", planned, "steps", "samples/s", initial=done, enabled=progress,
+                   interval=progress_interval, stream=progress_stream)
+    raised = False
+    with stop:
+        try:
+            model.learn(total_timesteps=remaining, callback=[SelfPlay(), *(callbacks or [])], progress_bar=False,
+                        reset_num_timesteps=not resume)
+        except KeyboardInterrupt:  # a second Ctrl-C (or one outside a step): the weights are still usable
+            raised = True
+        finally:
+            bar.close()
+    interrupted = raised or stop.requested
     seconds = time.perf_counter() - start
-    envs.close()
+    _close_envs(envs, graceful=not raised)
     steps = model.num_timesteps
-    _checkpoint(model, run_dir, steps)
+    checkpoint_path = _checkpoint(model, run_dir, steps)
 
-    # -- export and final evaluation
+    # -- export and final evaluation (skipped after Ctrl-C: the user wants out; `uno-env eval` can do it later)
     final = snapshot(deterministic=True, seed=0)
-    evaluation = evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
-    _append_eval(eval_path, steps, evaluation)
+    evaluation = {}
+    if not interrupted:
+        try:
+            evaluation = evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
+            _append_eval(eval_path, steps, evaluation)
+        except KeyboardInterrupt:  # Ctrl-C during the final evaluation: still export the policy
+            interrupted, evaluation = True, {}
     final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
-    final.policy.save(os.path.join(run_dir, "policy"))
-    return {"run_dir": run_dir, "timesteps": steps, "seconds": seconds,
-            "samples_per_second": (steps - done) / seconds if seconds else 0.0, "evaluation": evaluation}
+    atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))
+    return {"run_dir": run_dir, "timesteps": steps, "planned_timesteps": planned, "seconds": seconds,
+            "samples_per_second": (steps - done) / seconds if seconds else 0.0, "evaluation": evaluation,
+            "interrupted": interrupted, "checkpoint": checkpoint_path}
 
 
-def _checkpoint(model, run_dir: str, steps: int) -> None:
+def _make_env(**kwargs):
+    """A UnoEnv; in a SubprocVecEnv worker, one that ignores Ctrl-C (the trainer decides when to stop)."""
+    import multiprocessing
+
+    from uno_env.gym_env import UnoEnv
+
+    if multiprocessing.parent_process() is not None:
+        # Ctrl-C reaches the whole process group: a worker that died of it would leave the trainer
+        # unable to finish the step it is in, close the environments or save cleanly
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return UnoEnv(**kwargs)
+
+
+class _StopRequest:
+    """While entered (in the main thread): the first Ctrl-C sets ``requested``, a second raises KeyboardInterrupt."""
+
+    def __init__(self):
+        self.requested = False
+        self.previous = None
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        # os.write, not print: a signal handler may run in the middle of another write to the same stream
+        with contextlib.suppress(OSError):
+            os.write(2, b"\ntrain: stopping after this step to save a checkpoint and the policy "
+                        b"(Ctrl-C again to stop at once)\n")
+
+    def __enter__(self) -> "_StopRequest":
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+
+def _close_envs(envs, graceful: bool) -> None:
+    if graceful or not hasattr(envs, "processes"):
+        envs.close()
+        return
+    # interrupted inside a step: a pipe may hold an unread reply and close() would wait for it forever
+    for process in envs.processes:
+        process.terminate()
+    for process in envs.processes:
+        process.join()
+    for remote in envs.remotes:
+        remote.close()
+    envs.closed = True
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return math.ceil(n / multiple) * multiple
+
+
+def _checkpoint(model, run_dir: str, steps: int) -> str:
     path = os.path.join(run_dir, "checkpoints", f"step_{steps}.zip")
-    model.save(path)
-    with open(os.path.join(run_dir, "checkpoints", "latest.json"), "w", encoding="utf-8") as fh:
-        json.dump({"timesteps": steps, "path": os.path.basename(path)}, fh)
+    atomic.save_model(model, path)
+    # latest.json last: it never names a checkpoint that is not complete on disk
+    atomic.write_json(os.path.join(run_dir, "checkpoints", "latest.json"),
+                      {"timesteps": steps, "path": os.path.basename(path)})
+    return path
 
 
-def _saved_snapshots(run_dir: str) -> list[str]:
+def _step_of(name: str, ext: str) -> int | None:
+    """N of ``step_<N><ext>``, else None (temporary files and anything else)."""
+    if name.startswith("step_") and name.endswith(ext) and name[5:-len(ext)].isdigit():
+        return int(name[5:-len(ext)])
+    return None
+
+
+def _saved_snapshots(run_dir: str, up_to: int | None = None) -> list[str]:
+    """Snapshot base paths in step order, those after step ``up_to`` left out."""
     folder = os.path.join(run_dir, "snapshots")
-    return sorted(os.path.join(folder, f[:-5]) for f in os.listdir(folder) if f.endswith(".json"))
+    names = os.listdir(folder) if os.path.isdir(folder) else []
+    found = sorted((step, f) for f in names if (step := _step_of(f, ".json")) is not None)
+    return [os.path.join(folder, f[:-5]) for step, f in found if up_to is None or step <= up_to]
+
+
+def _pool_snapshots(run_dir: str, step: int, keep: int) -> list[str]:
+    """The snapshots the pool held at ``step``: newer ones (from a run that went further) are ignored."""
+    newer = len(_saved_snapshots(run_dir)) - len(_saved_snapshots(run_dir, step))
+    if newer:
+        print(f"train: ignoring {newer} snapshot(s) newer than step {step:,} in {run_dir}/snapshots "
+              f"(they are rewritten as training passes them again)", file=sys.stderr)
+    return _saved_snapshots(run_dir, step)[-keep:]
+
+
+def _complete_checkpoint(path: str) -> bool:
+    """Whether ``path`` is a zip that opens, passes its checksums and holds the weights and optimiser state."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            return {"policy.pth", "policy.optimizer.pth"} <= names and archive.testzip() is None
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError):
+        return False
+
+
+def _newest_complete(folder: str) -> str | None:
+    """The ``step_<N>.zip`` with the highest N in ``folder`` that is complete, else None."""
+    found = sorted((step, f) for f in os.listdir(folder) if (step := _step_of(f, ".zip")) is not None)
+    for _, name in reversed(found):
+        if _complete_checkpoint(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return None
+
+
+def _latest(folder: str) -> tuple[str | None, str]:
+    """The checkpoint latest.json names, or None and what is wrong with it."""
+    path = os.path.join(folder, "latest.json")
+    if not os.path.exists(path):
+        return None, "no latest.json"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            name = os.path.basename(str(json.load(fh)["path"]))  # a bare file name: never leave the folder
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return None, f"a damaged latest.json ({type(exc).__name__})"
+    if _step_of(name, ".zip") is None:
+        return None, f"a latest.json naming {name!r}, not a step_<N>.zip"
+    if not _complete_checkpoint(os.path.join(folder, name)):
+        state = "damaged" if os.path.exists(os.path.join(folder, name)) else "missing"
+        return None, f"a latest.json naming {name}, which is {state}"
+    return os.path.join(folder, name), ""
+
+
+def _find_checkpoint(resume: str) -> str:
+    """The ``step_<N>.zip`` that ``--resume`` (a run directory, its checkpoints directory or a file) means."""
+    folder = resume
+    if os.path.isdir(os.path.join(resume, "checkpoints")):
+        folder = os.path.join(resume, "checkpoints")  # a run directory
+    if os.path.isdir(folder):
+        path, problem = _latest(folder)
+        if path is None:
+            path = _newest_complete(folder)
+            if path is None:
+                raise ConfigError(f"--resume: {folder!r} has {problem} and no complete step_<N>.zip (give a run "
+                                  f"directory, its checkpoints directory or a step_<N>.zip)")
+            print(f"train: warning: {folder} has {problem}; resuming from the newest complete checkpoint, "
+                  f"{os.path.basename(path)}", file=sys.stderr)
+        return path
+    if _step_of(os.path.basename(resume), ".zip") is None:
+        raise ConfigError(f"--resume expects a checkpoints/step_<N>.zip file or a checkpoints directory, "
+                          f"got {resume!r}")
+    if not os.path.exists(resume):
+        raise ConfigError(f"--resume: no checkpoint at {resume!r}")
+    if not _complete_checkpoint(resume):
+        raise ConfigError(f"--resume: {resume!r} is damaged (not a complete checkpoint zip); give its "
+                          f"checkpoints directory to resume from the newest complete one")
+    return resume
 
 
 def _restore(model, checkpoint: str) -> int:
     """Load weights and optimiser state only (no unpickling of the checkpoint's data); returns its step."""
-    if os.path.isdir(checkpoint) and os.path.exists(os.path.join(checkpoint, "checkpoints", "latest.json")):
-        checkpoint = os.path.join(checkpoint, "checkpoints")  # a run directory
-    if os.path.isdir(checkpoint):
-        if not os.path.exists(os.path.join(checkpoint, "latest.json")):
-            raise ConfigError(f"--resume: {checkpoint!r} has no latest.json (give a run directory, its "
-                              f"checkpoints directory or a step_<N>.zip)")
-        with open(os.path.join(checkpoint, "latest.json"), encoding="utf-8") as fh:
-            checkpoint = os.path.join(checkpoint, json.load(fh)["path"])
-    name = os.path.basename(checkpoint)
-    if not (name.startswith("step_") and name.endswith(".zip") and name[5:-4].isdigit()):
-        raise ConfigError(f"--resume expects a checkpoints/step_<N>.zip file or a checkpoints directory, got {checkpoint!r}")
-    if not os.path.exists(checkpoint):
-        raise ConfigError(f"--resume: no checkpoint at {checkpoint!r}")
     model.set_parameters(checkpoint, exact_match=True, device="cpu")
-    model.num_timesteps = int(name[5:-4])
+    model.num_timesteps = _step_of(os.path.basename(checkpoint), ".zip")
     return model.num_timesteps
 
 
 def _append_eval(path: str, steps: int, result: dict) -> None:
-    new = not os.path.exists(path)
-    with open(path, "a", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        if new:
-            w.writerow(["timesteps", "opponent", "games", "win_rate", "ci95_low", "ci95_high"])
-        for opp, r in result.items():
-            w.writerow([steps, opp, r["games"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
+    # the small file is rewritten whole and replaced, so a crash never leaves a torn last row
+    old = ""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", newline="") as fh:
+            old = fh.read()
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    if not old:
+        w.writerow(["timesteps", "opponent", "games", "win_rate", "ci95_low", "ci95_high"])
+    for opp, r in result.items():
+        w.writerow([steps, opp, r["games"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
+    with atomic.atomic_open(path, newline="") as fh:
+        fh.write(old + buf.getvalue())
 
 
 def format_table(summary: dict) -> str:
     """The final evaluation as a text table."""
-    lines = [f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% interval':>18}"]
+    lines = []
+    if summary["evaluation"]:
+        lines.append(f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% interval':>18}")
     for opp, r in summary["evaluation"].items():
         lo, hi = r["ci95"]
         lines.append(f"{opp:<12}{r['games']:>7}{r['win_rate']:>10.1%}{f'{lo:.1%} - {hi:.1%}':>18}")
     lines.append(f"trained {summary['timesteps']} steps in {summary['seconds']:.0f} s "
-                 f"({summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz")
+                 f"({summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz"
+                 + (" (interrupted: not evaluated)" if summary.get("interrupted") else ""))
     return "\n".join(lines)
+
+
+def _rule_flags(cfg: TrainConfig) -> list[str]:
+    """The ``--variant/--players/--option`` flags of ``uno-env eval`` and ``play`` for the run's rules."""
+    flags = ["--variant", cfg.variant, "--players", str(cfg.num_players)]
+    for key, value in cfg.rule_options.items():
+        text = json.dumps(value) if not isinstance(value, str) else value  # read back as YAML: true, 3, [..]
+        flags += ["--option", f"{key}={text}"]
+    return flags
+
+
+def next_steps(cfg: TrainConfig, run_dir: str) -> str:
+    """The commands that evaluate the new policy against the baselines and play against it."""
+    policy = os.path.join(run_dir, "policy")
+    rules = _rule_flags(cfg)
+    evaluate = shlex.join(["uno-env", "eval", *rules, "--agents", policy, "heuristic", "random"])
+    play = shlex.join(["uno-env", "play", *rules, "--opponents", policy])
+    return f"next steps:\n  evaluate it against the baselines: {evaluate}\n  play against it: {play}"
+
+
+def resume_command(args, run_dir: str) -> str:
+    """The ``uno-env train`` command that continues an interrupted run (same config and overrides)."""
+    cmd = ["uno-env", "train"]
+    for flag, value in (("--config", args.config), ("--timesteps", args.timesteps), ("--out-dir", args.out_dir),
+                        ("--seed", args.seed)):
+        if value is not None:
+            cmd += [flag, str(value)]
+    return shlex.join(cmd + ["--resume", os.path.join(run_dir, "checkpoints")])
 
 
 def add_parser(sub) -> None:
     """Register the ``train`` sub-command."""
-    p = sub.add_parser("train", help="MaskablePPO self-play training, export and evaluation")
-    p.add_argument("--config", help="YAML training config (configs/train/*.yaml); default: the built-in small config")
-    p.add_argument("--resume", help="checkpoints/step_<N>.zip (or a run's checkpoints directory) to continue from")
-    p.add_argument("--timesteps", type=int, help="override total_timesteps")
-    p.add_argument("--out-dir", help="override out_dir")
-    p.add_argument("--seed", type=int, help="override seed")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p = sub.add_parser("train", help="MaskablePPO self-play training, export and evaluation",
+                       description="MaskablePPO self-play training: checkpoints, export and evaluation. "
+                                   "Ctrl-C saves a checkpoint and the policy and prints how to resume.")
+    p.add_argument("--config", help="YAML training config (configs/train/*.yaml); without it, the built-in "
+                   "small config")
+    p.add_argument("--resume", help="continue from a run directory, its checkpoints directory (the checkpoint "
+                   "latest.json names, else the newest complete one) or a checkpoints/step_<N>.zip")
+    p.add_argument("--timesteps", type=int, help="override the config's total_timesteps")
+    p.add_argument("--out-dir", help="override the config's out_dir (runs are written to <out_dir>/<run_name>)")
+    p.add_argument("--seed", type=int, help="override the config's seed")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    p.add_argument("--progress-interval", type=float, default=DEFAULT_INTERVAL, metavar="SECONDS",
+                   help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
-    """CLI entry: train, export, print the evaluation table."""
+    """CLI entry: train, export, print the evaluation table and what to do next (status 130 after Ctrl-C)."""
     cfg = TrainConfig.from_yaml(args.config) if args.config else TrainConfig()
     overrides = {k: v for k, v in (("total_timesteps", args.timesteps), ("out_dir", args.out_dir),
                                     ("seed", args.seed)) if v is not None}
     if overrides:
         cfg = TrainConfig.from_dict({**cfg.to_dict(), **overrides})
-    summary = train(cfg, resume=args.resume, progress=not args.no_progress)
+    summary = train(cfg, resume=args.resume, progress=not args.no_progress,
+                    progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
     print(format_table(summary))
+    if summary["interrupted"]:
+        print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
+              f"saved {summary['checkpoint']} and {summary['run_dir']}/policy.npz")
+        print(f"train: resume with: {resume_command(args, summary['run_dir'])}")
+        return EXIT_INTERRUPTED
+    print(next_steps(cfg, summary["run_dir"]))
     return 0

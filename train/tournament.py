@@ -9,15 +9,23 @@ every seat, and as often sits before as after each other agent. Game ``i`` is se
 
 Outputs in ``--out``: ``results.json`` (everything, including every rating), ``results.md`` (a table
 to read) and ``ratings.png`` (ratings with error bars); ``--record DIR`` keeps every game as JSON lines.
+
+Long tournaments: each finished game's result is appended to ``<out>/games-played.jsonl`` as it
+finishes (a header line naming the tournament, then one line per game). ``--resume`` reads it back,
+checks it belongs to the same tournament (rules, agents and their policy files, seed, games,
+recording), plays only the missing games and gives exactly the results of an uninterrupted run.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import math
 import os
-from multiprocessing import get_context
+import shlex
+import signal
+from multiprocessing import get_context, parent_process
 
 import numpy as np
 
@@ -26,7 +34,18 @@ from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.turn import hand_points
 
+from . import atomic
 from .evaluate import play_game, wilson_interval
+from .progress import DEFAULT_INTERVAL, Progress
+
+STREAM_FILE = "games-played.jsonl"
+STREAM_FORMAT = "uno-env-tournament-stream"
+STREAM_VERSION = 1
+EXIT_INTERRUPTED = 130
+
+
+class TournamentError(ValueError):
+    """A tournament that cannot be run or resumed as asked (a game count, a stream of another tournament)."""
 
 
 def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]:
@@ -53,6 +72,8 @@ _WORKER: dict = {}
 def _init_worker(rules: dict, specs: list[str]) -> None:
     import agents
 
+    if parent_process() is not None:  # a pool worker: Ctrl-C is the parent's to handle (it stops the pool)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     game = Game(RuleSet.from_dict(rules))
     # policy files are read once per process; each game gets fresh agents with its own seeds
     files = {spec: agents.load(spec, game) for spec in specs if spec not in agents.BUILTIN}
@@ -83,30 +104,143 @@ def _play(job: tuple[int, int, tuple[int, ...], bool]) -> dict:
     return out
 
 
+def check_games(games: int) -> None:
+    """Refuse a game count below one."""
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise TournamentError(f"--games must be a whole number of games, 1 or more; got {games!r}")
+
+
 def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, workers: int = 2,
-                   record_dir: str | None = None, progress: bool = True) -> dict:
-    """Play the schedule and compute every statistic."""
+                   record_dir: str | None = None, progress: bool = True, out_dir: str | None = None,
+                   resume: bool = False, progress_interval: float = DEFAULT_INTERVAL) -> dict:
+    """Play the schedule and compute every statistic.
+
+    With ``out_dir`` every finished game is appended to ``<out_dir>/games-played.jsonl``; with
+    ``resume`` too, the games already there are kept and only the missing ones are played.
+    """
     import agents
 
+    check_games(games)
     game = Game(rules)
-    for spec in dict.fromkeys(specs):  # fail fast, in the parent, on a bad spec or a policy that does not fit
-        agents.load(spec, game)
+    # fail fast, in the parent, on a bad spec or a policy that does not fit
+    loaded = {spec: agents.load(spec, game) for spec in dict.fromkeys(specs)}
     seatings = schedule(len(specs), rules.num_players, games)
-    jobs = [(i, seed, tuple(s), record_dir is not None) for i, s in enumerate(seatings)]
-    results = _run_jobs(rules, specs, jobs, workers, progress)
+    record = record_dir is not None
+    jobs = [(i, seed, tuple(s), record) for i, s in enumerate(seatings)]
+    kept: dict[int, dict] = {}
+    with contextlib.ExitStack() as stack:
+        sink = None
+        if out_dir:
+            header = {"type": "tournament", "format": STREAM_FORMAT, "version": STREAM_VERSION,
+                      "rules": rules.to_dict(), "agents": list(specs), "policies": _fingerprints(loaded),
+                      "seed": seed, "games": len(seatings), "record": record}
+            kept, sink = _open_stream(os.path.join(out_dir, STREAM_FILE), header, seatings, resume)
+            stack.enter_context(sink)
+        todo = [job for job in jobs if job[0] not in kept]
+        results = list(kept.values()) + _run_jobs(rules, specs, todo, workers, progress, sink,
+                                                  total=len(jobs), progress_interval=progress_interval)
+    results.sort(key=lambda r: r["index"])
     if record_dir:
-        os.makedirs(record_dir, exist_ok=True)
-        with open(os.path.join(record_dir, "games.jsonl"), "w", encoding="utf-8") as fh:
+        with atomic.atomic_open(os.path.join(record_dir, "games.jsonl")) as fh:
             for r in results:
                 for obj in r.pop("record"):
                     fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    for r in results:
+        r.pop("record", None)
     return summarise(rules, specs, results)
 
 
-def _run_jobs(rules: RuleSet, specs: list[str], jobs: list, workers: int, progress: bool) -> list[dict]:
-    bar = _progress(len(jobs), progress)
+def _fingerprints(loaded: dict) -> dict[str, str]:
+    """SHA-256 of each policy agent's weights and metadata: a retrained file is another tournament."""
+    out = {}
+    for spec, agent in loaded.items():
+        policy = getattr(agent, "policy", None)
+        if policy is None:
+            continue
+        h = hashlib.sha256(json.dumps(policy.metadata, sort_keys=True, default=str).encode())
+        for w in policy.weights:
+            h.update(str(w.shape).encode())
+            h.update(np.ascontiguousarray(w, dtype=np.float32).tobytes())
+        out[spec] = h.hexdigest()
+    return out
+
+
+def _read_stream(path: str) -> tuple[dict | None, list[dict]]:
+    """The header and the game lines of a stream; a torn last line (no newline: killed mid-write) is dropped."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().split("\n")
+    lines.pop()  # "" after the last newline, or a torn last line
+    objs = []
+    for n, line in enumerate(lines, 1):
+        try:
+            objs.append(json.loads(line))
+        except ValueError:
+            raise TournamentError(f"{path}: line {n} is damaged; delete the file to start over") from None
+    header = objs[0] if objs and isinstance(objs[0], dict) and objs[0].get("format") == STREAM_FORMAT else None
+    return header, objs[1:] if header else []
+
+
+def _differences(old: dict, new: dict) -> list[str]:
+    what = {"rules": "rules (--variant, --players, --option)", "agents": "agents", "policies": "policy files",
+            "seed": "seed", "games": "number of games (after rounding up to whole seat rotations)",
+            "record": "recording (--record)", "version": "stream version"}
+    out = []
+    for key, label in what.items():
+        if old.get(key) != new.get(key):
+            if key in ("rules", "policies"):
+                out.append(f"{label} differ" + (" (a policy file changed since)" if key == "policies" else ""))
+            else:
+                out.append(f"{label}: {old.get(key)!r} then, {new.get(key)!r} now")
+    return out
+
+
+def _open_stream(path: str, header: dict, seatings: list, resume: bool):
+    """Games kept from an earlier run (``resume``) and the stream, rewritten with them, open for appending."""
+    kept: dict[int, dict] = {}
+    if os.path.exists(path):
+        try:
+            old, games = _read_stream(path)
+        except TournamentError:
+            if resume:
+                raise
+            old, games = None, []  # not resuming: a damaged file is simply replaced
+        if resume:
+            if old is None:
+                raise TournamentError(f"--resume: {path} is not a tournament's games-played file")
+            diffs = _differences(old, header)
+            if diffs:
+                raise TournamentError(f"--resume: {path} belongs to another tournament ({'; '.join(diffs)}); run "
+                                      f"the same command as before, or choose another --out to start a new one")
+            for g in games:
+                i = g.get("index") if isinstance(g, dict) else None
+                if not isinstance(i, int) or not 0 <= i < len(seatings) or g.get("seating") != list(seatings[i]):
+                    raise TournamentError(f"--resume: {path} holds a game that is not in this schedule ({g!r:.80}); "
+                                          f"delete the file to start over")
+                kept[i] = g
+        elif old is not None and 0 < len(games) < old.get("games", 0):
+            raise TournamentError(f"{path} holds {len(games):,} of {old['games']:,} games of an unfinished "
+                                  f"tournament: add --resume to continue it, or delete the file (or choose "
+                                  f"another --out) to start over")
+    elif resume:
+        print(f"eval: nothing to resume in {os.path.dirname(path) or '.'}; playing every game", flush=True)
+    if kept:
+        print(f"eval: resuming: {len(kept):,} of {len(seatings):,} games already played", flush=True)
+    # rewrite what is kept (dropping a torn line), then append each game as it finishes
+    with atomic.atomic_open(path) as fh:
+        for obj in [header] + [kept[i] for i in sorted(kept)]:
+            fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    return kept, open(path, "a", encoding="utf-8")
+
+
+def _run_jobs(rules: RuleSet, specs: list[str], jobs: list, workers: int, progress: bool, sink=None,
+              total: int | None = None, progress_interval: float = DEFAULT_INTERVAL) -> list[dict]:
+    total = len(jobs) if total is None else total
+    bar = Progress("eval", total, "games", initial=total - len(jobs), enabled=progress, interval=progress_interval)
     results = []
     with contextlib.ExitStack() as stack:
+        stack.callback(bar.close)
+        if not jobs:
+            return results
         if workers <= 1:
             _init_worker(rules.to_dict(), specs)
             played = map(_play, jobs)
@@ -115,16 +249,12 @@ def _run_jobs(rules: RuleSet, specs: list[str], jobs: list, workers: int, progre
                                                                       (rules.to_dict(), specs)))
             played = pool.imap(_play, jobs, chunksize=8)
         for r in played:
+            if sink is not None:  # one line per game, flushed: a killed run keeps every finished game
+                sink.write(json.dumps(r, ensure_ascii=False) + "\n")
+                sink.flush()
             results.append(r)
             bar.update(1)
-    bar.close()
-    return sorted(results, key=lambda r: r["index"])
-
-
-def _progress(total: int, enabled: bool):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="games", unit="game", disable=not enabled)
+    return results
 
 
 def summarise(rules: RuleSet, specs: list[str], results: list[dict]) -> dict:
@@ -182,11 +312,24 @@ def summarise(rules: RuleSet, specs: list[str], results: list[dict]) -> dict:
     return out
 
 
+def _display_name(spec: str) -> str:
+    """A path's file stem, or its folder's name for a training run's ``<run>/policy``; other specs as given."""
+    if not (any(sep in spec for sep in {os.sep, "/"}) or spec.endswith((".npz", ".json"))):
+        return spec
+    path = spec.rstrip("/" + os.sep)
+    for ext in (".npz", ".json"):
+        path = path.removesuffix(ext)
+    stem = os.path.basename(path)
+    if stem == "policy":  # `uno-env train` exports runs/<name>/policy: the run's name says which
+        return os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
+    return stem
+
+
 def _unique_names(specs: list[str]) -> list[str]:
     seen: dict[str, int] = {}
     names = []
     for s in specs:
-        base = os.path.basename(s) if os.sep in s else s
+        base = _display_name(s)
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return names
@@ -196,10 +339,8 @@ def write_outputs(summary: dict, out_dir: str) -> list[str]:
     """results.json, results.md and ratings.png in ``out_dir``."""
     os.makedirs(out_dir, exist_ok=True)
     paths = [os.path.join(out_dir, f) for f in ("results.json", "results.md", "ratings.png")]
-    with open(paths[0], "w", encoding="utf-8") as fh:
-        json.dump(summary, fh, indent=2)
-    with open(paths[1], "w", encoding="utf-8") as fh:
-        fh.write(markdown(summary))
+    atomic.write_json(paths[0], summary, indent=2)
+    atomic.write_text(paths[1], markdown(summary))
     _plot(summary, paths[2])
     return paths
 
@@ -241,37 +382,79 @@ def _plot(summary: dict, path: str) -> None:
     r = summary["rules"]
     ax.set_title(f"{r['variant']}, {r['num_players']} players, {summary['games']} games")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with atomic.atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=100)
     plt.close(fig)
 
 
 def add_parser(sub) -> None:
     """Register the ``eval`` sub-command."""
-    p = sub.add_parser("eval", help="seat-rotated tournament with win rates and ratings")
-    p.add_argument("--variant", default="classic")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--agents", nargs="+", required=True, help="agent specs (random, greedy, heuristic, "
-                   "pretrained:<name>, path/to/policy)")
-    p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2, help="processes (results do not depend on it)")
-    p.add_argument("--out", default="eval-results")
+    p = sub.add_parser("eval", help="seat-rotated tournament with win rates and ratings",
+                       description="Seat-rotated tournament with win rates, points and OpenSkill ratings. Every "
+                                   f"finished game is kept in <out>/{STREAM_FILE}; --resume continues a tournament "
+                                   "that was interrupted.")
+    p.add_argument("--variant", default="classic", help="rule preset (default: %(default)s)")
+    p.add_argument("--players", type=int, default=2, help="seats at the table (default: %(default)s)")
+    p.add_argument("--agents", nargs="+", required=True, help="agent specs, two or more (random, greedy, heuristic, "
+                   "pretrained:<name>, path/to/policy, e.g. runs/<name>/policy)")
+    p.add_argument("--games", type=int, default=1000, help="games to play, 1 or more; rounded up to whole seat "
+                   "rotations (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i (default: %(default)s)")
+    p.add_argument("--workers", type=int, default=2, help="processes; results do not depend on it "
+                   "(default: %(default)s)")
+    p.add_argument("--out", default="eval-results", help="directory for results.json, results.md, ratings.png and "
+                   f"{STREAM_FILE} (default: %(default)s)")
+    p.add_argument("--resume", action="store_true", help=f"continue the tournament whose {STREAM_FILE} is in "
+                   "--out: play only the games it is missing (same command otherwise)")
     p.add_argument("--record", help="directory to keep every game as JSON lines")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    p.add_argument("--progress-interval", type=float, default=DEFAULT_INTERVAL, metavar="SECONDS",
+                   help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
     p.set_defaults(run=run)
 
 
+def resume_command(args) -> str:
+    """The ``uno-env eval`` command that continues this tournament."""
+    cmd = ["uno-env", "eval", "--variant", args.variant, "--players", str(args.players), "--agents", *args.agents,
+           "--games", str(args.games), "--seed", str(args.seed), "--workers", str(args.workers), "--out", args.out]
+    if args.record:
+        cmd += ["--record", args.record]
+    for option in args.option:
+        cmd += ["--option", option]
+    return shlex.join(cmd + ["--resume"])
+
+
 def run(args) -> int:
-    """CLI entry."""
+    """CLI entry (status 130 after Ctrl-C, with the command that resumes)."""
     from .demo import parse_options
 
     if len(args.agents) < 2:
         raise SystemExit("eval: give at least two agents")
+    try:
+        check_games(args.games)
+    except TournamentError as exc:
+        raise SystemExit(f"eval: {exc}") from None
     rules = RuleSet.create(args.variant, args.players, parse_options(args.option))
-    summary = run_tournament(rules, args.agents, args.games, args.seed, args.workers, args.record,
-                             progress=not args.no_progress)
+    scheduled = len(schedule(len(args.agents), rules.num_players, args.games))
+    if scheduled != args.games:
+        print(f"eval: --games {args.games:,} rounded up to {scheduled:,} so every seat rotation is played equally",
+              flush=True)
+    try:
+        summary = run_tournament(rules, args.agents, args.games, args.seed, args.workers, args.record,
+                                 progress=not args.no_progress, out_dir=args.out, resume=args.resume,
+                                 progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+    except TournamentError as exc:
+        raise SystemExit(f"eval: {exc}") from None
+    except KeyboardInterrupt:
+        path = os.path.join(args.out, STREAM_FILE)
+        played = 0
+        with contextlib.suppress(OSError, TournamentError):
+            played = len(_read_stream(path)[1])
+        print(f"\neval: interrupted; {played:,} of {scheduled:,} games kept in {path}", flush=True)
+        print(f"eval: resume with: {resume_command(args)}", flush=True)
+        return EXIT_INTERRUPTED
     paths = write_outputs(summary, args.out)
     print(markdown(summary))
-    print("wrote " + ", ".join(paths))
+    print("wrote " + ", ".join(paths + [os.path.join(args.out, STREAM_FILE)]))
     return 0

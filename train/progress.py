@@ -1,0 +1,105 @@
+"""Progress of long jobs (training, tournaments): a tqdm bar on a terminal, plain lines otherwise.
+
+When standard output is not a terminal (piped to a file or ``tee``, as on clusters) a bar is either
+invisible or a wall of carriage returns, so a line like
+``train: 151,552/300,000 steps (50.5%) 1,020 samples/s, eta 2m28s`` is printed every ``interval``
+seconds instead, and once more at the end.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+DEFAULT_INTERVAL = 30.0
+"""Seconds between progress lines when output is not a terminal."""
+
+
+def format_duration(seconds: float) -> str:
+    """``2m28s``, ``1h05m``, ``12s``."""
+    s = max(0, int(round(seconds)))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+class Progress:
+    """A count towards ``total``: a tqdm bar when ``stream`` is a terminal, periodic lines when it is not.
+
+    ``initial`` is work already done (a resumed job): it counts towards the total but not the rate.
+    The shown count never exceeds the total.
+    """
+
+    def __init__(self, label: str, total: int, unit: str, rate_unit: str | None = None, initial: int = 0,
+                 enabled: bool = True, interval: float = DEFAULT_INTERVAL, stream=None, clock=time.monotonic):
+        self.label, self.total, self.unit = label, max(int(total), 0), unit
+        self.rate_unit = rate_unit or f"{unit}/s"
+        self.stream = stream if stream is not None else sys.stdout
+        self.interval = interval
+        self.clock = clock
+        self.initial = self.count = min(int(initial), self.total)
+        self.start = self.last = clock()
+        self.closed = False
+        self.bar = None
+        self.lines = enabled and not _isatty(self.stream)
+        if enabled and not self.lines:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, initial=self.count, desc=label, dynamic_ncols=True,
+                            unit=unit[:-1] if unit.endswith("s") else unit)
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` more."""
+        self.set(self.count + n)
+
+    def set(self, count: int) -> None:
+        """Set the count (clamped to the total)."""
+        count = min(int(count), self.total)
+        if self.bar is not None and count > self.bar.n:
+            self.bar.update(count - self.bar.n)
+        self.count = count
+        if self.lines:
+            now = self.clock()
+            if now - self.last >= self.interval:
+                self.last = now
+                self.report(now)
+
+    def report(self, now: float | None = None, final: bool = False) -> None:
+        """Print one progress line."""
+        now = self.clock() if now is None else now
+        elapsed = now - self.start
+        rate = (self.count - self.initial) / elapsed if elapsed > 0 else 0.0
+        pct = 100.0 * self.count / self.total if self.total else 100.0
+        line = (f"{self.label}: {self.count:,}/{self.total:,} {self.unit} ({pct:.1f}%) "
+                f"{rate:,.{1 if rate < 10 else 0}f} {self.rate_unit}, ")
+        if final:
+            line += f"{'done in' if self.count >= self.total else 'stopped after'} {format_duration(elapsed)}"
+        elif rate > 0:
+            line += f"eta {format_duration((self.total - self.count) / rate)}"
+        else:
+            line += "eta unknown"
+        print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        """Close the bar, or print the last line."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.bar is not None:
+            self.bar.close()
+        elif self.lines:
+            self.report(final=True)
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
