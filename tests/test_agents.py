@@ -11,7 +11,7 @@ import pytest
 
 import agents
 from agents.policy_file import PolicyAgent, PolicyFile, PolicyFileError, load_policy
-from train.evaluate import head_to_head, wilson_interval
+from train.evaluation.stats import head_to_head, wilson_interval
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 
@@ -231,7 +231,7 @@ class Block:
             raise ImportError('blocked ' + name)
 sys.meta_path.insert(0, Block())
 import agents
-from train.evaluate import head_to_head
+from train.evaluation.stats import head_to_head
 from uno_env import Game
 game = Game('classic', num_players=2)
 r = head_to_head(game, lambda i: agents.load({path!r}, game), lambda i: agents.load('random', seed=i), 20)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from train import bench
+from train.benchmark import throughput as bench
 from uno_env import Game, load_scenario
 
 

@@ -9,8 +9,8 @@ from collections import Counter
 import pytest
 
 from train.cli import main
-from train.play import Terminal, play_session
-from train.tournament import run_tournament, schedule, write_outputs
+from train.play.terminal import Terminal, play_session
+from train.evaluation.tournament import run_tournament, schedule, write_outputs
 from uno_env import Game, RuleSet
 from uno_env.records import RecordError, read_records, replay
 

@@ -2,7 +2,6 @@
 training and of tournaments, and what `uno-env train` / `uno-env eval` say along the way."""
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -18,12 +17,12 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 import agents
 import train.ppo as ppo
-import train.tournament as tournament
+import train.evaluation.tournament as tournament
 from train import atomic
 from train.cli import main
 from train.config import ConfigError, TrainConfig
 from train.progress import Progress, format_duration
-from train.tournament import STREAM_FILE, TournamentError, _unique_names, run_tournament
+from train.evaluation.tournament import STREAM_FILE, TournamentError, _unique_names, run_tournament
 from uno_env import Game, RuleSet
 
 PROGRESS_LINE = re.compile(r"^train: ([\d,]+)/([\d,]+) steps \(\d+\.\d%\) [\d,.]+ samples/s, (eta|done in|stopped)",
@@ -382,18 +381,3 @@ def test_exported_policies_are_named_after_their_run():
              "pretrained:classic-2p", "exports/mine.json", "heuristic"]
     assert _unique_names(specs) == ["classic-2p", "flip-2p", "classic-2p#2", "heuristic", "pretrained:classic-2p",
                                     "mine", "heuristic#2"]
-
-
-# -- 10: help texts
-
-def test_every_train_and_eval_option_has_help_showing_its_default():
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    ppo.add_parser(sub)
-    tournament.add_parser(sub)
-    for name, command in sub.choices.items():
-        text = command.format_help()
-        for action in command._actions:
-            assert action.help, (name, action.option_strings)
-            if action.default not in (None, False, []) and action.default is not argparse.SUPPRESS:
-                assert f"(default: {action.default})" in " ".join(text.split()), (name, action.option_strings)

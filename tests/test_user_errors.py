@@ -19,11 +19,11 @@ import agents
 from uno_env.errors import did_you_mean
 from agents import AgentSpecError, PolicyFileError
 from agents.policy_file import PolicyFile
-from train import demo
+from train.play import demo
 from train.cli import DOMAIN_ERRORS, build_parser, main
 from train.config import ConfigError, TrainConfig
-from train.demo import step_line
-from train.play import Terminal, outcome_text, play_session
+from train.play.demo import step_line
+from train.play.terminal import Terminal, outcome_text, play_session
 from uno_env import Game, RuleError, RuleSet
 from uno_env.records import RecordError
 

@@ -20,13 +20,7 @@ import argparse
 import os
 import sys
 
-import yaml
-
-from agents import AgentSpecError, PolicyFileError
-from uno_env.errors import RuleError, SpecError
-from uno_env.records import RecordError
-
-from .config import ConfigError
+from .errors import DOMAIN_ERRORS, UsageError, error_message  # noqa: F401 (UsageError: re-exported)
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -46,17 +40,6 @@ Run 'uno-env <command> --help' for a command's options and their defaults.
 Bad input (a rule option, config key, agent spec or file) prints one line,
 'uno-env <command>: error: ...', and exits with status 2; 'uno-env --debug'
 (or UNO_ENV_DEBUG=1) shows the traceback instead. Ctrl-C exits with status 130."""
-
-
-class UsageError(ValueError):
-    """Command-line input that cannot be used (a malformed value, an index out of range, ...)."""
-
-
-# The errors a user's input causes; main() prints them as one line. Everything else is a bug.
-# (IllegalActionError / ActionParseError are left out on purpose: from an agent they mean a bug.)
-DOMAIN_ERRORS: tuple[type[BaseException], ...] = (
-    RuleError, SpecError, RecordError, ConfigError, AgentSpecError, PolicyFileError, UsageError,
-    OSError, yaml.YAMLError)
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -106,36 +89,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of one line (also: UNO_ENV_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
-    from . import bench, demo, play, ppo, replay, tournament
+    from . import ppo
+    from .benchmark import throughput
+    from .evaluation import tournament
+    from .play import demo, terminal
+    from .replay import viewer
 
-    ppo.add_parser(sub)
-    tournament.add_parser(sub)
-    play.add_parser(sub)
-    replay.add_parser(sub)
-    demo.add_parser(sub)
-    bench.add_parser(sub)
+    for command in (ppo, tournament, terminal, viewer, demo, throughput):
+        command.add_parser(sub)
     return parser
 
 
 def debug_from_env() -> bool:
     """Whether ``UNO_ENV_DEBUG`` asks for tracebacks (any value but empty, 0, false, no, off)."""
     return os.environ.get("UNO_ENV_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
-
-
-def error_message(exc: BaseException) -> str:
-    """The message of a domain error: YAML errors with file, line and column; OS errors with the file."""
-    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
-        mark = exc.problem_mark
-        problem = ", ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
-        text = f"{mark.name}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
-    elif isinstance(exc, yaml.YAMLError):
-        text = f"invalid YAML: {exc}"
-    elif isinstance(exc, OSError) and exc.filename is not None:
-        reason = exc.strerror or str(exc)
-        text = f"{reason[:1].lower()}{reason[1:]}: {exc.filename}"
-    else:
-        text = str(exc) or type(exc).__name__
-    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,7 +39,7 @@ from uno_env import Game
 
 from . import atomic
 from .config import ConfigError, TrainConfig
-from .evaluate import head_to_head
+from .evaluation.stats import head_to_head
 from .export import policy_file_from_model
 from .progress import DEFAULT_INTERVAL, Progress
 

@@ -34,9 +34,11 @@ from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.turn import hand_points
 
-from . import atomic
-from .evaluate import play_game, wilson_interval
-from .progress import DEFAULT_INTERVAL, Progress
+from .. import atomic
+from ..errors import UsageError
+from ..progress import DEFAULT_INTERVAL, Progress
+from ..rule_args import add_rule_arguments, rules_from_args
+from .stats import play_game, wilson_interval
 
 STREAM_FILE = "games-played.jsonl"
 STREAM_FORMAT = "uno-env-tournament-stream"
@@ -44,7 +46,7 @@ STREAM_VERSION = 1
 EXIT_INTERRUPTED = 130
 
 
-class TournamentError(ValueError):
+class TournamentError(UsageError):
     """A tournament that cannot be run or resumed as asked (a game count, a stream of another tournament)."""
 
 
@@ -393,8 +395,7 @@ def add_parser(sub) -> None:
                        description="Seat-rotated tournament with win rates, points and OpenSkill ratings. Every "
                                    f"finished game is kept in <out>/{STREAM_FILE}; --resume continues a tournament "
                                    "that was interrupted.")
-    p.add_argument("--variant", default="classic", help="rule preset (default: %(default)s)")
-    p.add_argument("--players", type=int, default=2, help="seats at the table (default: %(default)s)")
+    add_rule_arguments(p, players=2, players_help="seats at the table")
     p.add_argument("--agents", nargs="+", required=True, help="agent specs, two or more (random, greedy, heuristic, "
                    "pretrained:<name>, path/to/policy, e.g. runs/<name>/policy)")
     p.add_argument("--games", type=int, default=1000, help="games to play, 1 or more; rounded up to whole seat "
@@ -407,7 +408,6 @@ def add_parser(sub) -> None:
     p.add_argument("--resume", action="store_true", help=f"continue the tournament whose {STREAM_FILE} is in "
                    "--out: play only the games it is missing (same command otherwise)")
     p.add_argument("--record", help="directory to keep every game as JSON lines")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.add_argument("--progress-interval", type=float, default=DEFAULT_INTERVAL, metavar="SECONDS",
                    help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
@@ -427,15 +427,10 @@ def resume_command(args) -> str:
 
 def run(args) -> int:
     """CLI entry (status 130 after Ctrl-C, with the command that resumes)."""
-    from .demo import parse_options
-
     if len(args.agents) < 2:
-        raise SystemExit("eval: give at least two agents")
-    try:
-        check_games(args.games)
-    except TournamentError as exc:
-        raise SystemExit(f"eval: {exc}") from None
-    rules = RuleSet.create(args.variant, args.players, parse_options(args.option))
+        raise UsageError("give at least two agents")
+    check_games(args.games)
+    rules = rules_from_args(args)
     scheduled = len(schedule(len(args.agents), rules.num_players, args.games))
     if scheduled != args.games:
         print(f"eval: --games {args.games:,} rounded up to {scheduled:,} so every seat rotation is played equally",
@@ -444,8 +439,6 @@ def run(args) -> int:
         summary = run_tournament(rules, args.agents, args.games, args.seed, args.workers, args.record,
                                  progress=not args.no_progress, out_dir=args.out, resume=args.resume,
                                  progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
-    except TournamentError as exc:
-        raise SystemExit(f"eval: {exc}") from None
     except KeyboardInterrupt:
         path = os.path.join(args.out, STREAM_FILE)
         played = 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 from uno_env.errors import RuleError
 from uno_env.records import RecordError, read_records, replay
 
-from .cli import UsageError
-from .demo import outcome_line, step_line
+from ..errors import UsageError
+from ..play.demo import outcome_line, step_line
 
 
 def add_parser(sub) -> None:

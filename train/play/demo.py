@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_env import VARIANTS, Game, RuleError, RuleSet
+from uno_env import Game, RuleError, RuleSet
 
-from .cli import UsageError
+from ..rule_args import add_rule_arguments, parse_options
 
 #: Shown instead of the colour while a wild waits for its colour to be declared.
 COLOUR_PENDING = "to be chosen"
@@ -15,31 +15,11 @@ def add_parser(sub) -> None:
     """Register the ``demo`` sub-command."""
     p = sub.add_parser("demo", help="play and print one seeded game between random players",
                        description="Play and print one seeded game between random players, decision by decision.")
-    p.add_argument("--variant", default="classic", help=f"rule preset ({', '.join(VARIANTS)})")
-    p.add_argument("--players", type=int, default=4, help="number of players (the variant sets the range)")
+    add_rule_arguments(p, players=4)
     p.add_argument("--seed", type=int, default=0, help="seeds the deal and the players' choices")
     p.add_argument("--rules", metavar="FILE",
                    help="YAML rule config (configs/rules/*.yaml); overrides --variant/--players")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="rule option, e.g. stacking=any (repeatable; see docs/rule-options.md)")
     p.set_defaults(run=run)
-
-
-def parse_options(pairs: list[str]) -> dict:
-    """``["stacking=any", "jump_in=on"]`` -> dict, values read as YAML scalars (ints, bools)."""
-    import yaml
-
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--option expects KEY=VALUE (e.g. stacking=any), got {pair!r}")
-        try:
-            out[key.strip()] = yaml.safe_load(value)
-        except yaml.YAMLError:
-            raise UsageError(f"--option {pair!r}: the value is not a plain value (a word, number or true/false)") \
-                from None
-    return out
 
 
 def colour_text(colour: str | None) -> str:

@@ -15,12 +15,13 @@ import os
 import sys
 from typing import IO
 
-from uno_env import VARIANTS, Game, RuleSet
+from uno_env import Game, RuleSet
 from uno_env.errors import UnoError
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 
-from .cli import UsageError
+from ..errors import UsageError
+from ..rule_args import add_rule_arguments, rules_from_args
 from .demo import colour_text
 
 ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34", "Pk": "95", "Tl": "36", "Or": "91", "Pu": "35"}
@@ -253,16 +254,13 @@ def add_parser(sub) -> None:
     p = sub.add_parser("play", help="play in the terminal against agents",
                        description="Play in the terminal against agents. At a decision, type an option's "
                                    "number, an action (play R7, draw, colour B), a card, help or quit.")
-    p.add_argument("--variant", default="classic", help=f"rule preset ({', '.join(VARIANTS)})")
-    p.add_argument("--players", type=int, default=2, help="number of players, you included")
+    add_rule_arguments(p, players=2, players_help="number of players, you included")
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="agent specs, one per opponent or one for all: random, greedy, heuristic, "
                         "pretrained:<name> or a path to an exported policy")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
     p.add_argument("--seed", type=int, default=None, help="seeds the deal and the agents (default: random)")
     p.add_argument("--record", metavar="FILE", help="append the game to this JSON-lines file (for uno-env replay)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                   help="rule option, e.g. stacking=any (repeatable; see docs/rule-options.md)")
     p.add_argument("--no-colour", action="store_true", help="plain text, no ANSI colours (also: NO_COLOR=1)")
     p.set_defaults(run=run)
 
@@ -271,9 +269,7 @@ def run(args) -> int:
     """CLI entry."""
     import numpy as np
 
-    from .demo import parse_options
-
-    rules = RuleSet.create(args.variant, args.players, parse_options(args.option))
+    rules = rules_from_args(args)
     if not 0 <= args.seat < rules.num_players:
         raise UsageError(f"--seat must be 0..{rules.num_players - 1} with {rules.num_players} players, "
                          f"got {args.seat}")

@@ -1,0 +1,1 @@
+"""Benchmarks: ``uno-env bench`` (throughput.py: games and decisions per second beside RLCard's UNO)."""

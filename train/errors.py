@@ -1,0 +1,35 @@
+"""Which errors are the user's input, and how the command line says them in one line."""
+from __future__ import annotations
+
+import yaml
+
+from agents import AgentSpecError, PolicyFileError
+from uno_env.errors import RuleError, SpecError
+from uno_env.records import RecordError
+
+from .config import ConfigError
+
+
+class UsageError(ValueError):
+    """Command-line input that cannot be used (a malformed value, an index out of range, ...)."""
+
+
+# The errors a user's input causes; the CLI prints them as one line. Everything else is a bug.
+# (IllegalActionError / ActionParseError are left out on purpose: from an agent they mean a bug.)
+DOMAIN_ERRORS: tuple[type[BaseException], ...] = (
+    RuleError, SpecError, RecordError, ConfigError, AgentSpecError, PolicyFileError, UsageError,
+    OSError, yaml.YAMLError)
+
+
+def error_message(exc: BaseException) -> str:
+    """The message of a domain error: YAML errors with file, line and column; OS errors with the file."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        problem = ", ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"
+        return f"{mark.name}: invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    if isinstance(exc, yaml.YAMLError):
+        return f"invalid YAML: {exc}"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        reason = exc.strerror or str(exc)
+        return f"{reason[:1].lower()}{reason[1:]}: {exc.filename}"
+    return str(exc) or type(exc).__name__
