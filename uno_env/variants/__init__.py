@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from ..errors import RuleError
-from ..rules import Option
+from ..options import Option
 
 
 @dataclass(frozen=True)

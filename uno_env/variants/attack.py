@@ -18,7 +18,7 @@ import numpy as np
 
 from ..cards import Effect
 from ..errors import SpecError
-from ..rules import COMMON_OPTIONS, Option
+from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
 from . import VariantDef, register

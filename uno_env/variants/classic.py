@@ -6,7 +6,7 @@ manifests in ``uno_env/decks``) and hand size (Alphabet deals 14).
 from __future__ import annotations
 
 from ..cards import Effect
-from ..rules import CLASSIC_FAMILY_OPTIONS, COMMON_OPTIONS
+from ..options import CLASSIC_FAMILY_OPTIONS, COMMON_OPTIONS
 from .. import turn
 from . import VariantDef, register
 

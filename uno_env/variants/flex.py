@@ -10,7 +10,7 @@ Draw 2, Wild Draw Four) ask for their target (CHOOSE_TARGET) before the colour.
 from __future__ import annotations
 
 from ..cards import Effect
-from ..rules import COMMON_OPTIONS, Option
+from ..options import COMMON_OPTIONS, Option
 from ..errors import SpecError
 from .. import turn
 from . import VariantDef, register

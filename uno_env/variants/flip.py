@@ -17,7 +17,7 @@ from math import gcd
 
 from ..cards import Effect
 from ..errors import SpecError
-from ..rules import COMMON_OPTIONS, Option
+from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
 from . import VariantDef, register
