@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test bench clean
+.PHONY: run test test-quick bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ run: $(STAMP)
 ## test: the whole test suite on both cores
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
+
+## test-quick: everything but the long invariant simulations (about 40 seconds)
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow"
 
 ## bench: engine throughput, and RLCard's UNO for comparison (installs the optional extra)
 bench: $(STAMP)

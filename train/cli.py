@@ -20,7 +20,7 @@ import argparse
 import os
 import sys
 
-from .errors import DOMAIN_ERRORS, UsageError, error_message  # noqa: F401 (UsageError: re-exported)
+from .errors import DOMAIN_ERRORS, error_message
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -145,7 +145,4 @@ def _silence_stdout() -> None:
 
 
 if __name__ == "__main__":
-    # run the train.cli module itself, not this __main__ copy: the sub-commands raise train.cli.UsageError
-    from train.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

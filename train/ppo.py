@@ -26,10 +26,8 @@ import math
 import os
 import shlex
 import signal
-import sys
 import threading
 import time
-import zipfile
 
 import yaml
 
@@ -37,8 +35,8 @@ from agents import load as load_agent
 from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
-from . import atomic
-from .config import ConfigError, TrainConfig
+from . import atomic, checkpoints
+from .config import TrainConfig
 from .evaluation.stats import head_to_head
 from .export import policy_file_from_model
 from .progress import DEFAULT_INTERVAL, Progress
@@ -95,7 +93,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     # -- the checkpoint to resume from, found before anything slow is built (a wrong path fails at once)
-    checkpoint = _find_checkpoint(resume) if resume else None
+    checkpoint = checkpoints.find_checkpoint(resume) if resume else None
 
     # -- the run directory and the resolved config beside it
     run_dir = os.path.join(cfg.out_dir, cfg.name)
@@ -130,8 +128,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         seed=cfg.seed, device="cpu", verbose=0)
     done = 0
     if checkpoint:
-        done = _restore(model, checkpoint)
-        for path in _pool_snapshots(run_dir, done, cfg.max_snapshots):  # the pool as it was at that step
+        done = checkpoints.restore(model, checkpoint)
+        for path in checkpoints.pool_snapshots(run_dir, done, cfg.max_snapshots):  # the pool as it was at that step
             pool.add_snapshot(load_policy(path, game, deterministic=False, seed=cfg.seed + done))
         envs.env_method("set_opponent_pool", *pool.policies_and_weights())
     # SB3's CSV writer truncates its file: a resumed run logs into its own folder
@@ -183,7 +181,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             for opp, r in result.items():
                 self.logger.record(f"eval/win_rate_{opp}", r["win_rate"])
             _append_eval(eval_path, t, result)
-            _checkpoint(model, run_dir, t)
+            checkpoints.save_checkpoint(model, run_dir, t)
 
     # -- learn
     bar = Progress("train", planned, "steps", "samples/s", initial=done, enabled=progress,
@@ -201,7 +199,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     seconds = time.perf_counter() - start
     _close_envs(envs, graceful=not raised)
     steps = model.num_timesteps
-    checkpoint_path = _checkpoint(model, run_dir, steps)
+    checkpoint_path = checkpoints.save_checkpoint(model, run_dir, steps)
 
     # -- export and final evaluation (skipped after Ctrl-C: the user wants out; `uno-env eval` can do it later)
     final = snapshot(deterministic=True, seed=0)
@@ -275,109 +273,6 @@ def _close_envs(envs, graceful: bool) -> None:
 
 def _round_up(n: int, multiple: int) -> int:
     return math.ceil(n / multiple) * multiple
-
-
-def _checkpoint(model, run_dir: str, steps: int) -> str:
-    path = os.path.join(run_dir, "checkpoints", f"step_{steps}.zip")
-    atomic.save_model(model, path)
-    # latest.json last: it never names a checkpoint that is not complete on disk
-    atomic.write_json(os.path.join(run_dir, "checkpoints", "latest.json"),
-                      {"timesteps": steps, "path": os.path.basename(path)})
-    return path
-
-
-def _step_of(name: str, ext: str) -> int | None:
-    """N of ``step_<N><ext>``, else None (temporary files and anything else)."""
-    if name.startswith("step_") and name.endswith(ext) and name[5:-len(ext)].isdigit():
-        return int(name[5:-len(ext)])
-    return None
-
-
-def _saved_snapshots(run_dir: str, up_to: int | None = None) -> list[str]:
-    """Snapshot base paths in step order, those after step ``up_to`` left out."""
-    folder = os.path.join(run_dir, "snapshots")
-    names = os.listdir(folder) if os.path.isdir(folder) else []
-    found = sorted((step, f) for f in names if (step := _step_of(f, ".json")) is not None)
-    return [os.path.join(folder, f[:-5]) for step, f in found if up_to is None or step <= up_to]
-
-
-def _pool_snapshots(run_dir: str, step: int, keep: int) -> list[str]:
-    """The snapshots the pool held at ``step``: newer ones (from a run that went further) are ignored."""
-    newer = len(_saved_snapshots(run_dir)) - len(_saved_snapshots(run_dir, step))
-    if newer:
-        print(f"train: ignoring {newer} snapshot(s) newer than step {step:,} in {run_dir}/snapshots "
-              f"(they are rewritten as training passes them again)", file=sys.stderr)
-    return _saved_snapshots(run_dir, step)[-keep:]
-
-
-def _complete_checkpoint(path: str) -> bool:
-    """Whether ``path`` is a zip that opens, passes its checksums and holds the weights and optimiser state."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            return {"policy.pth", "policy.optimizer.pth"} <= names and archive.testzip() is None
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError):
-        return False
-
-
-def _newest_complete(folder: str) -> str | None:
-    """The ``step_<N>.zip`` with the highest N in ``folder`` that is complete, else None."""
-    found = sorted((step, f) for f in os.listdir(folder) if (step := _step_of(f, ".zip")) is not None)
-    for _, name in reversed(found):
-        if _complete_checkpoint(os.path.join(folder, name)):
-            return os.path.join(folder, name)
-    return None
-
-
-def _latest(folder: str) -> tuple[str | None, str]:
-    """The checkpoint latest.json names, or None and what is wrong with it."""
-    path = os.path.join(folder, "latest.json")
-    if not os.path.exists(path):
-        return None, "no latest.json"
-    try:
-        with open(path, encoding="utf-8") as fh:
-            name = os.path.basename(str(json.load(fh)["path"]))  # a bare file name: never leave the folder
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return None, f"a damaged latest.json ({type(exc).__name__})"
-    if _step_of(name, ".zip") is None:
-        return None, f"a latest.json naming {name!r}, not a step_<N>.zip"
-    if not _complete_checkpoint(os.path.join(folder, name)):
-        state = "damaged" if os.path.exists(os.path.join(folder, name)) else "missing"
-        return None, f"a latest.json naming {name}, which is {state}"
-    return os.path.join(folder, name), ""
-
-
-def _find_checkpoint(resume: str) -> str:
-    """The ``step_<N>.zip`` that ``--resume`` (a run directory, its checkpoints directory or a file) means."""
-    folder = resume
-    if os.path.isdir(os.path.join(resume, "checkpoints")):
-        folder = os.path.join(resume, "checkpoints")  # a run directory
-    if os.path.isdir(folder):
-        path, problem = _latest(folder)
-        if path is None:
-            path = _newest_complete(folder)
-            if path is None:
-                raise ConfigError(f"--resume: {folder!r} has {problem} and no complete step_<N>.zip (give a run "
-                                  f"directory, its checkpoints directory or a step_<N>.zip)")
-            print(f"train: warning: {folder} has {problem}; resuming from the newest complete checkpoint, "
-                  f"{os.path.basename(path)}", file=sys.stderr)
-        return path
-    if _step_of(os.path.basename(resume), ".zip") is None:
-        raise ConfigError(f"--resume expects a checkpoints/step_<N>.zip file or a checkpoints directory, "
-                          f"got {resume!r}")
-    if not os.path.exists(resume):
-        raise ConfigError(f"--resume: no checkpoint at {resume!r}")
-    if not _complete_checkpoint(resume):
-        raise ConfigError(f"--resume: {resume!r} is damaged (not a complete checkpoint zip); give its "
-                          f"checkpoints directory to resume from the newest complete one")
-    return resume
-
-
-def _restore(model, checkpoint: str) -> int:
-    """Load weights and optimiser state only (no unpickling of the checkpoint's data); returns its step."""
-    model.set_parameters(checkpoint, exact_match=True, device="cpu")
-    model.num_timesteps = _step_of(os.path.basename(checkpoint), ".zip")
-    return model.num_timesteps
 
 
 def _append_eval(path: str, steps: int, result: dict) -> None:

@@ -30,6 +30,8 @@ import numpy as np
 
 from uno_env import Game
 
+from ..errors import UsageError
+
 POLICIES = ("matched", "uniform")
 
 
@@ -228,13 +230,70 @@ def gym_contender(variant: str, players: int, policy: str = "matched", seed: int
     return Contender(f"gymnasium {variant} {players}p", play_game)
 
 
+def time_split(variant: str, players: int, games: int, policy: str = "matched", seed: int = 0,
+               repeats: int = 3) -> list[tuple[str, float]]:
+    """Where a game's time goes: cumulative µs per game of dealing, stepping, legal actions and the policy.
+
+    The games are played once to record their actions, then replayed adding one part at a time (best
+    of ``repeats``): ``new_state`` alone; plus ``step`` with the recorded actions (the engine computes
+    the legal actions it checks against); plus ``legal_actions`` as a policy asks for them; plus the
+    policy's choice (the whole bench loop).
+    """
+    game = Game(variant, num_players=players)
+    choose = chooser(game, policy, UniformPicker(seed))
+    new_state, step, legal_actions = game.new_state, game.step, game.legal_actions
+    recorded = []
+    for i in range(games):
+        state, actions = new_state(seed + i), []
+        while not state.is_over:
+            actions.append(choose(legal_actions(state)))
+            step(state, actions[-1])
+        recorded.append(actions)
+
+    def deal():
+        for i in range(games):
+            new_state(seed + i)
+
+    def deal_step():
+        for i, actions in enumerate(recorded):
+            state = new_state(seed + i)
+            for a in actions:
+                step(state, a)
+
+    def deal_step_legal():
+        for i, actions in enumerate(recorded):
+            state = new_state(seed + i)
+            for a in actions:
+                legal_actions(state)
+                step(state, a)
+
+    def whole_loop():
+        for i in range(games):
+            state = new_state(seed + i)
+            while not state.is_over:
+                step(state, choose(legal_actions(state)))
+
+    rows = []
+    for label, fn in (("new_state (shuffle, deal, starter)", deal), ("+ step", deal_step),
+                      ("+ legal_actions", deal_step_legal), ("+ policy choice (bench loop)", whole_loop)):
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        rows.append((label, best / games * 1e6))
+    decisions = sum(map(len, recorded)) / games
+    return rows + [("decisions per game", decisions)]
+
+
 def add_parser(sub) -> None:
     """Register the ``bench`` sub-command."""
     p = sub.add_parser("bench", help="games/s and decisions/s, side by side with RLCard's UNO",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("target", choices=["engine", "env"],
+    p.add_argument("target", choices=["engine", "env", "split"],
                    help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
-                        "Gymnasium environments against PettingZoo's RLCard wrapper")
+                        "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
+                        "engine's time per game goes")
     p.add_argument("--seconds", type=float, default=5.0, help="measuring time per contender")
     p.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts to measure")
     p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
@@ -246,7 +305,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Run the measurements and print a table."""
     if args.seconds <= 0:
-        raise ValueError(f"--seconds must be positive, got {args.seconds}")
+        raise UsageError(f"--seconds must be positive, got {args.seconds}")
+    if args.target == "split":
+        for players in args.players:
+            _print_split(args.variant, players, max(1, int(args.seconds * 600)), args.policy)
+        return 0
     print(f"policy: {args.policy}; contenders interleaved, {args.seconds:g} s each")
     print(f"{'what':<40}{'games':>8}{'games/s':>10}{'decisions':>11}{'dec/s':>10}{'dec/game':>10}"
           f"{'games/s ratio':>15}{'dec/s ratio':>13}")
@@ -283,6 +346,19 @@ def run(args) -> int:
             _print_pair(interleaved([gym_contender(args.variant, players, args.policy)], args.seconds)[0],
                         None, "")
     return 0
+
+
+def _print_split(variant: str, players: int, games: int, policy: str) -> None:
+    rows = time_split(variant, players, games, policy)
+    decisions = rows.pop()[1]
+    total = rows[-1][1]
+    print(f"{variant} {players}p, {games} games of {decisions:.1f} decisions ({policy} policy); time per game:")
+    previous = 0.0
+    for label, micros in rows:
+        part = micros - previous
+        print(f"  {label:<36}{micros:9.1f} µs  (this part {part:7.1f} µs, {part / total:6.1%}; "
+              f"{part / decisions:5.2f} µs per decision)")
+        previous = micros
 
 
 def _print_pair(ours: dict, theirs: dict | None, other: str) -> None:

@@ -1,0 +1,22 @@
+"""The README's Python examples run as written (so they cannot drift from the code)."""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+README = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
+
+
+def test_the_readme_has_python_examples():
+    assert len(BLOCKS) >= 5
+
+
+@pytest.mark.parametrize("index", range(len(BLOCKS)))
+def test_readme_python_example_runs(index):
+    # each block is run on its own with the names the README's sections import at their top
+    namespace: dict = {}
+    exec("from uno_env import Game, load_scenario", namespace)  # noqa: S102 (the project's own README)
+    exec(compile(BLOCKS[index], f"README.md python block {index}", "exec"), namespace)  # noqa: S102

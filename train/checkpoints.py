@@ -1,0 +1,120 @@
+"""A training run's files on disk: checkpoints, ``latest.json``, the frozen snapshots, and finding them again.
+
+Checkpoints are SB3 ``.zip`` files written atomically, ``latest.json`` after its checkpoint, so it
+never names one that is not complete. Resuming reads weights and optimiser state only (nothing is
+unpickled), falls back to the newest complete checkpoint when ``latest.json`` is missing or
+damaged, and leaves out snapshots newer than the step it resumes from.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import zipfile
+
+from . import atomic
+from .config import ConfigError
+
+
+def save_checkpoint(model, run_dir: str, steps: int) -> str:
+    """Write ``checkpoints/step_<steps>.zip`` and then ``latest.json`` naming it; returns the zip's path."""
+    path = os.path.join(run_dir, "checkpoints", f"step_{steps}.zip")
+    atomic.save_model(model, path)
+    # latest.json last: it never names a checkpoint that is not complete on disk
+    atomic.write_json(os.path.join(run_dir, "checkpoints", "latest.json"),
+                      {"timesteps": steps, "path": os.path.basename(path)})
+    return path
+
+
+def _step_of(name: str, ext: str) -> int | None:
+    """N of ``step_<N><ext>``, else None (temporary files and anything else)."""
+    if name.startswith("step_") and name.endswith(ext) and name[5:-len(ext)].isdigit():
+        return int(name[5:-len(ext)])
+    return None
+
+
+def _saved_snapshots(run_dir: str, up_to: int | None = None) -> list[str]:
+    """Snapshot base paths in step order, those after step ``up_to`` left out."""
+    folder = os.path.join(run_dir, "snapshots")
+    names = os.listdir(folder) if os.path.isdir(folder) else []
+    found = sorted((step, f) for f in names if (step := _step_of(f, ".json")) is not None)
+    return [os.path.join(folder, f[:-5]) for step, f in found if up_to is None or step <= up_to]
+
+
+def pool_snapshots(run_dir: str, step: int, keep: int) -> list[str]:
+    """The snapshots the pool held at ``step``: newer ones (from a run that went further) are ignored."""
+    newer = len(_saved_snapshots(run_dir)) - len(_saved_snapshots(run_dir, step))
+    if newer:
+        print(f"train: ignoring {newer} snapshot(s) newer than step {step:,} in {run_dir}/snapshots "
+              f"(they are rewritten as training passes them again)", file=sys.stderr)
+    return _saved_snapshots(run_dir, step)[-keep:]
+
+
+def _complete_checkpoint(path: str) -> bool:
+    """Whether ``path`` is a zip that opens, passes its checksums and holds the weights and optimiser state."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            return {"policy.pth", "policy.optimizer.pth"} <= names and archive.testzip() is None
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError):
+        return False
+
+
+def _newest_complete(folder: str) -> str | None:
+    """The ``step_<N>.zip`` with the highest N in ``folder`` that is complete, else None."""
+    found = sorted((step, f) for f in os.listdir(folder) if (step := _step_of(f, ".zip")) is not None)
+    for _, name in reversed(found):
+        if _complete_checkpoint(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    return None
+
+
+def _latest(folder: str) -> tuple[str | None, str]:
+    """The checkpoint latest.json names, or None and what is wrong with it."""
+    path = os.path.join(folder, "latest.json")
+    if not os.path.exists(path):
+        return None, "no latest.json"
+    try:
+        with open(path, encoding="utf-8") as fh:
+            name = os.path.basename(str(json.load(fh)["path"]))  # a bare file name: never leave the folder
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return None, f"a damaged latest.json ({type(exc).__name__})"
+    if _step_of(name, ".zip") is None:
+        return None, f"a latest.json naming {name!r}, not a step_<N>.zip"
+    if not _complete_checkpoint(os.path.join(folder, name)):
+        state = "damaged" if os.path.exists(os.path.join(folder, name)) else "missing"
+        return None, f"a latest.json naming {name}, which is {state}"
+    return os.path.join(folder, name), ""
+
+
+def find_checkpoint(resume: str) -> str:
+    """The ``step_<N>.zip`` that ``--resume`` (a run directory, its checkpoints directory or a file) means."""
+    folder = resume
+    if os.path.isdir(os.path.join(resume, "checkpoints")):
+        folder = os.path.join(resume, "checkpoints")  # a run directory
+    if os.path.isdir(folder):
+        path, problem = _latest(folder)
+        if path is None:
+            path = _newest_complete(folder)
+            if path is None:
+                raise ConfigError(f"--resume: {folder!r} has {problem} and no complete step_<N>.zip (give a run "
+                                  f"directory, its checkpoints directory or a step_<N>.zip)")
+            print(f"train: warning: {folder} has {problem}; resuming from the newest complete checkpoint, "
+                  f"{os.path.basename(path)}", file=sys.stderr)
+        return path
+    if _step_of(os.path.basename(resume), ".zip") is None:
+        raise ConfigError(f"--resume expects a checkpoints/step_<N>.zip file or a checkpoints directory, "
+                          f"got {resume!r}")
+    if not os.path.exists(resume):
+        raise ConfigError(f"--resume: no checkpoint at {resume!r}")
+    if not _complete_checkpoint(resume):
+        raise ConfigError(f"--resume: {resume!r} is damaged (not a complete checkpoint zip); give its "
+                          f"checkpoints directory to resume from the newest complete one")
+    return resume
+
+
+def restore(model, checkpoint: str) -> int:
+    """Load weights and optimiser state only (no unpickling of the checkpoint's data); returns its step."""
+    model.set_parameters(checkpoint, exact_match=True, device="cpu")
+    model.num_timesteps = _step_of(os.path.basename(checkpoint), ".zip")
+    return model.num_timesteps
