@@ -73,3 +73,19 @@ def test_start_true_sets_the_direction_itself():
     game = Game("classic", num_players=4)
     with pytest.raises(SpecError, match="direction"):
         game.state_from_spec({"start": True, "direction": -1, "draw_pile": ["G4"], "hands": [7, 7, 7, 7]})
+
+
+def test_alphabet_deck_option_names_the_itemised_deck():
+    """AMB-D1: ``alphabet.deck = itemised_272`` is accepted (flat or nested) and is the only reading."""
+    import pytest
+
+    from uno_env import Game, RuleError
+
+    for options in ({"alphabet.deck": "itemised_272"}, {"alphabet": {"deck": "itemised_272"}}):
+        game = Game("alphabet", num_players=4, options=options)
+        state = game.new_state(0)
+        assert game.deck.size == 272 and len(state.draw_pile) == 272 - 4 * 14 - 1
+    with pytest.raises(RuleError, match="allowed values: itemised_272"):
+        Game("alphabet", num_players=4, **{"alphabet.deck": "216"})
+    with pytest.raises(RuleError, match="belongs to alphabet"):
+        Game("classic", num_players=4, **{"alphabet.deck": "itemised_272"})

@@ -109,8 +109,8 @@ def _flatten(options: Mapping[str, Any], prefix: str = "") -> dict:
     return out
 
 
-#: Option namespaces of the variants (``flex.*``, ``flip.*``, ``attack.*``).
-VARIANT_NAMESPACES = ("flex", "flip", "attack")
+#: Option namespaces of the variants (``alphabet.*``, ``flex.*``, ``flip.*``, ``attack.*``).
+VARIANT_NAMESPACES = ("alphabet", "flex", "flip", "attack")
 
 
 def _unknown_option_message(key: str, variant: str, schema: Mapping[str, Option]) -> str:

@@ -6,7 +6,7 @@ manifests in ``uno_env/decks``) and hand size (Alphabet deals 14).
 from __future__ import annotations
 
 from ..cards import Effect
-from ..options import CLASSIC_FAMILY_OPTIONS, COMMON_OPTIONS
+from ..options import CLASSIC_FAMILY_OPTIONS, COMMON_OPTIONS, Option
 from .. import turn
 from . import VariantDef, register
 
@@ -79,13 +79,17 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
 
 
 _OPTIONS = COMMON_OPTIONS + CLASSIC_FAMILY_OPTIONS
+#: Alphabet's deck: the source's stated total (216) contradicts its own itemised parts (272), AMB-D1
+ALPHABET_OPTIONS = _OPTIONS + (
+    Option("alphabet.deck", "itemised_272", "the deck: the 272 itemised cards (the stated total of 216 cannot be "
+           "built from the per-colour counts, AMB-D1)", choices=("itemised_272",)),)
 
-for _name, _hand, _doc in (
-        ("classic", 7, "Classic UNO, 108 cards (docs/rules.md §2.1)"),
-        ("alphabet", 14, "Alphabet UNO, 272 cards, 14 dealt (docs/rules.md §2.5)"),
-        ("xiangqi", 7, "Xiangqi (Chinese chess) UNO, 96 cards (docs/rules.md §2.6)")):
+for _name, _hand, _doc, _options in (
+        ("classic", 7, "Classic UNO, 108 cards (docs/rules.md §2.1)", _OPTIONS),
+        ("alphabet", 14, "Alphabet UNO, 272 cards, 14 dealt (docs/rules.md §2.5)", ALPHABET_OPTIONS),
+        ("xiangqi", 7, "Xiangqi (Chinese chess) UNO, 96 cards (docs/rules.md §2.6)", _OPTIONS)):
     register(VariantDef(
-        name=_name, min_players=2, max_players=10, hand_size=_hand, deck=_name, options=_OPTIONS,
+        name=_name, min_players=2, max_players=10, hand_size=_hand, deck=_name, options=_options,
         effects=EFFECTS, start_round=start_round, can_respond_with=can_respond_with,
         response_effects=(Effect.DRAW_TWO, Effect.WILD_DRAW_FOUR, Effect.SKIP, Effect.REVERSE),
         doc=_doc))
