@@ -47,6 +47,7 @@ class Game:
         self.layout = ActionLayout(deck, vdef.max_players, vdef.flex_plays, vdef.targets, vdef.draw_word,
                                    self_target=vdef.self_target_action)
         self.num_actions = self.layout.size
+        self.draw_id = self.layout.draw
         self._init_tables()
         self._init_options(rules.options)
         self._handlers = {
@@ -111,6 +112,7 @@ class Game:
     def _init_options(self, o) -> None:
         v = self.variant
         self.effects = [v.effects.get(e) for e in range(max(Effect) + 1)]
+        self.effect_fn_of = tuple(self.effects[e] for e in self.effect_of)  # kind -> effect handler (hot path)
         missing = sorted({self.deck.name_of[k] for k in range(self.num_kinds) if self.effects[self.effect_of[k]] is None})
         if missing:  # e.g. a replacement manifest with a card this variant's rules do not define
             raise RuleError(f"the {self.deck.name} deck has cards whose effect the {v.name} rules do not define: "
@@ -160,6 +162,8 @@ class Game:
         self.extra_legal = {}                 # Phase -> (g, s) -> legal actions of a variant's own phases
         if v.configure is not None:
             v.configure(self, o)
+        # TURN plays are just the held cards matching the top: no strict restricted wilds, no FLEX plays
+        self._plain_turns = self.bluffing and self.flex_turn_plays is None
 
     def __repr__(self) -> str:
         changed = self.rules.changed_options()
@@ -232,7 +236,11 @@ class Game:
         L = self.layout
         p = s.current_seat
         if phase is Phase.TURN:
-            acts = self._turn_plays(s, p)
+            if self._plain_turns:  # (inline: the most common decision) the cards matching the top, then draw
+                hand = s.hands[p]
+                acts = [k for k in self.playable_on[s.discard[-1]][s.colour] if hand[k]]
+            else:
+                acts = self._turn_plays(s, p)
             acts.append(L.draw)
             return acts
         if phase is Phase.CHOOSE_COLOUR:
@@ -327,7 +335,7 @@ class Game:
 
     def _on_turn(self, s: State, a: int, legal: list[int]) -> None:
         p = s.current_seat
-        if a == self.layout.draw:
+        if a == self.draw_id:
             if self.draw_action is not None:
                 self.draw_action(self, s, p)
             else:

@@ -93,7 +93,7 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
     final = s.hand_size[p] == 0
     if not response:  # a response placement reuses the END_TURN of the card it answers
         s.agenda.append(END_TURN_STEP)
-    g.effects[g.effect_of[kind]](g, s, p, kind, count, final)
+    g.effect_fn_of[kind](g, s, p, kind, count, final)
     if g.after_effect is not None:
         g.after_effect(g, s, p, kind)  # e.g. Flex power-card updates (§2.2), after the card's effect
     s.flex_play = False
