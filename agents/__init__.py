@@ -26,7 +26,7 @@ from .rule_based import GreedyAgent, HeuristicAgent
 BUILTIN = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "PolicyAgent", "PolicyFileError",
-           "AgentSpecError", "load", "pretrained_names", "did_you_mean", "BUILTIN"]
+           "AgentSpecError", "load", "pretrained_names", "display_name", "BUILTIN"]
 
 PRETRAINED_DIR = os.path.join(os.path.dirname(__file__), "pretrained")
 
@@ -71,6 +71,19 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
                               "<name>.npz + <name>.json pair")
     known = [*BUILTIN, *(f"pretrained:{n}" for n in pretrained_names())]
     raise AgentSpecError(f"unknown agent spec {spec!r}{did_you_mean(spec, known)}; allowed: {_allowed()}")
+
+
+def display_name(spec: str) -> str:
+    """A short label of an agent spec: a path's file stem, or its folder's name for a training run's ``<run>/policy``; other specs as given."""
+    if not (any(sep in spec for sep in {os.sep, "/"}) or spec.endswith((".npz", ".json"))):
+        return spec
+    path = spec.rstrip("/" + os.sep)
+    for ext in (".npz", ".json"):
+        path = path.removesuffix(ext)
+    stem = os.path.basename(path)
+    if stem == "policy":  # `uno-env train` exports runs/<name>/policy: the run's name says which
+        return os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
+    return stem
 
 
 def _need_game(spec: str, game: Game | None) -> None:

@@ -103,7 +103,10 @@ class PolicyFile:
                 relaxable.append(f"rule options {m.get('rule_options')!r} (the game's are "
                                  f"{game.rules.changed_options()!r})")
         if problems or relaxable:
-            hint = "" if problems else " (pass strict_rules=False to allow other player counts and options)"
+            # the command line always plays a policy at its own table; only the Python API can relax that
+            hint = "" if problems else (" (a policy plays the player count and rule options it was trained for; "
+                                        "from Python, agents.load(..., strict_rules=False) lets it play others "
+                                        "of its variant)")
             raise PolicyFileError("policy does not fit this game: " + "; ".join(problems + relaxable) + hint)
 
 

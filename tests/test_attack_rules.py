@@ -200,7 +200,7 @@ def test_scripted_launcher_used_up_nothing_fires():
 
 
 def test_to_spec_reports_unused_scripted_bursts():
-    """DESIGN scenario spec: 'launcher' in to_spec lists the bursts not yet used (one consumed per press)."""
+    """Scenario spec: 'launcher' in to_spec lists the bursts not yet used (one consumed per press)."""
     g = game(4)
     s = build(g, current=0, discard=["R7"], hands=[["G3", "B5"], FILL[0], FILL[1], FILL[2]],
               draw_pile=["R2", "Y4", "G7"], launcher=[2, 0, 1])
@@ -1106,7 +1106,7 @@ def test_fixed_model_capped_by_cards_left():
 
 @pytest.mark.parametrize("probs", [[0.5, 0.6], [0.5, 0.2], [-0.1, 1.1], [], [[0.5, 0.5]], ["x", 1.0], "0.5,0.5"])
 def test_categorical_bad_probabilities_rejected(probs):
-    """AMB-C1 / DESIGN RuleSet: bad attack.burst_probs fail at construction with a RuleError naming the option."""
+    """AMB-C1 / RuleSet: bad attack.burst_probs fail at construction with a RuleError naming the option."""
     with pytest.raises(RuleError, match=r"attack\.burst_probs"):
         Game("attack", num_players=3, **{"attack.launcher_model": "categorical", "attack.burst_probs": probs})
 
@@ -1117,7 +1117,7 @@ def test_categorical_bad_probabilities_rejected(probs):
                                        ("attack.mass_hit_resume", "random"),
                                        ("attack.starter_reverse_first", "left")])
 def test_invalid_attack_options_rejected(key, value):
-    """DESIGN RuleSet: invalid Attack options fail at construction, naming the key."""
+    """RuleSet: invalid Attack options fail at construction, naming the key."""
     with pytest.raises(RuleError, match=key.replace(".", r"\.")):
         Game("attack", num_players=3, **{key: value})
 
@@ -1241,7 +1241,7 @@ def test_categorical_truncated_by_cards_left():
 
 
 def test_same_seed_same_launcher_bursts():
-    """DESIGN randomness: same seed + same actions ⇒ identical trajectory (launcher stream included)."""
+    """Randomness: same seed + same actions ⇒ identical trajectory (launcher stream included)."""
     def run(seed):
         g = Game("attack", num_players=3)
         s = build(g, seed=seed, current=0, discard=["R7"], hands=[["G3", "B5"], ["G4", "B6"], ["G6", "B8"]])
@@ -1295,7 +1295,7 @@ def test_elimination_states_round_trip_through_specs_and_rewards_favour_the_lowe
 
 
 def test_attack_refuses_options_it_has_no_use_for():
-    """DESIGN: an option that does not apply to the variant fails at construction (Attack has no restricted wild)."""
+    """An option that does not apply to the variant fails at construction (Attack has no restricted wild)."""
     with pytest.raises(RuleError, match="restricted_wild_bluffing"):
         Game("attack", num_players=2, restricted_wild_bluffing=False)
     with pytest.raises(RuleError, match="attack.fixed_k"):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from pettingzoo.utils import wrappers
 
 import uno_env
@@ -103,7 +104,7 @@ def test_gymnasium_step_after_the_episode_ended_raises():
     while not done:
         _obs, _r, term, trunc, _info = env.step(int(np.flatnonzero(env.action_masks())[0]))
         done = term or trunc
-    with pytest.raises(ActionOutOfSpaceError, match="reset"):
+    with pytest.raises(ResetNeeded, match="reset"):
         env.step(0)
     env.reset(seed=1)
     env.step(int(np.flatnonzero(env.action_masks())[0]))  # a new episode steps again
@@ -114,10 +115,12 @@ def test_gymnasium_step_after_an_illegal_action_raises_until_reset():
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     assert env.step(illegal)[4]["illegal_action"]
-    with pytest.raises(ActionOutOfSpaceError):
+    with pytest.raises(ResetNeeded):
         env.step(illegal)
 
 
 def test_gymnasium_step_before_reset_raises():
-    with pytest.raises(ActionOutOfSpaceError, match="before reset"):
+    with pytest.raises(ResetNeeded, match="before reset"):
         UnoEnv("classic", 2).step(0)
+    with pytest.raises(ResetNeeded, match="before reset"):
+        UnoEnv("classic", 2).action_masks()

@@ -524,7 +524,7 @@ def test_flex_colour_match_not_required_option():
 
 
 def test_spec_round_trip_of_power():
-    """DESIGN scenario spec: power survives to_spec -> state_from_spec."""
+    """Scenario spec: power survives to_spec -> state_from_spec."""
     game, state = build([["G7", "B8"], ["B7"], ["B6"], ["Y8"]], ["G5"], power=[T, F, T, F])
     spec = game.to_spec(state)
     assert spec["power"] == [T, F, T, F] and list(state.power) == [T, F, T, F]
@@ -540,7 +540,7 @@ def test_default_power_is_all_on():
 
 @pytest.mark.parametrize("power", [[T, T], [T, T, T, T], ["yes", "no", "yes"], "TTT", 3])
 def test_bad_power_in_spec_raises_spec_error(power):
-    """DESIGN scenario spec: a power list of the wrong length or type is a SpecError."""
+    """Scenario spec: a power list of the wrong length or type is a SpecError."""
     assert uno_env.SpecError is SpecError
     with pytest.raises(SpecError):
         build([["G7", "B8"], ["B7"], ["B6"]], ["G5"], power=power)
@@ -602,7 +602,7 @@ def test_drawn_flex_wild_can_be_played_in_flex_mode():
 
 
 def test_flex_options_via_constructor_and_rejected_for_other_variants():
-    """DESIGN RuleSet: flex.* options are accepted for flex and rejected for classic."""
+    """RuleSet: flex.* options are accepted for flex and rejected for classic."""
     game = Game("flex", num_players=3, **{"flex.allow_self_target": True})
     assert game.to_spec(game.new_state(seed=1))["options"]["flex.allow_self_target"] is True
     with pytest.raises(RuleError):

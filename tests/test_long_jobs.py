@@ -7,6 +7,7 @@ import io
 import json
 import multiprocessing
 import os
+import sys
 import re
 import shutil
 import signal
@@ -382,3 +383,39 @@ def test_exported_policies_are_named_after_their_run():
              "pretrained:classic-2p", "exports/mine.json", "heuristic"]
     assert _unique_names(specs) == ["classic-2p", "flip-2p", "classic-2p#2", "heuristic", "pretrained:classic-2p",
                                     "mine", "heuristic#2"]
+
+
+# -- resuming the right run
+
+def test_resume_without_config_continues_the_run_with_its_own_config(tmp_path, capsys):
+    """The run's saved config.yaml is used: its network (net_arch 16x16 here, not the default) and directory."""
+    assert main(["train", "--config", _config(tmp_path), "--no-progress"]) == 0
+    run = tmp_path / "runs" / "tiny"
+    capsys.readouterr()
+    assert main(["train", "--resume", str(run / "checkpoints"), "--timesteps", "600", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "trained to step 768" in out and f"{run}/policy.npz" in out
+    assert not (tmp_path / "runs" / "classic-2p-seed0").exists()
+
+
+def test_resume_into_another_runs_config_is_refused_in_one_line(tmp_path, capsys):
+    assert main(["train", "--config", _config(tmp_path), "--no-progress"]) == 0
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**TINY, "run_name": "other", "out_dir": str(tmp_path / "runs")}))
+    capsys.readouterr()
+    status = main(["train", "--config", str(other), "--resume", str(tmp_path / "runs" / "tiny" / "checkpoints")])
+    err = capsys.readouterr().err
+    assert status == 2 and "belongs to the run in" in err and len(err.strip().splitlines()) == 1
+
+
+def test_training_again_into_a_finished_run_is_refused(tmp_path, capsys):
+    assert main(["train", "--config", _config(tmp_path), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["train", "--config", _config(tmp_path), "--no-progress"]) == 2
+    assert "already holds a training run; continue it with --resume" in capsys.readouterr().err
+
+
+def test_training_without_the_training_extra_says_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if `pip install uno-env` without [train]
+    assert main(["train", "--config", _config(tmp_path)]) == 2
+    assert "pip install 'uno-env[train]'" in capsys.readouterr().err

@@ -418,3 +418,54 @@ def test_play_says_plainly_who_won():
     assert points > 0
     assert outcome_text(game, state, 0) == f"Game over: you win with {points} points"
     assert outcome_text(game, state, 1) == f"Game over: P0 wins with {points} points; you lose"
+
+
+# -- found by the review of the first-hour fixes
+
+def test_debug_flag_also_works_after_the_command(capsys):
+    with pytest.raises(RuleError):
+        main(["demo", "--debug", "--option", "stacking=bogus"])
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["eval", "--agents", "random", "random", "--workers", "0"], "argument --workers: must be 1 or more"),
+    (["eval", "--agents", "random", "random", "--progress-interval", "-5"], "must be 0 or more"),
+    (["bench", "engine", "--seconds", "0"], "must be above 0"),
+])
+def test_out_of_range_numbers_are_refused(argv, expected, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2 and expected in capsys.readouterr().err
+
+
+def test_bench_refuses_a_bad_variant_before_printing_a_table(capsys):
+    assert main(["bench", "engine", "--variant", "classc", "--seconds", "0.1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "did you mean 'classic'?" in captured.err
+
+
+def test_did_you_mean_for_variants_case_and_top_level_rule_options(tmp_path, capsys):
+    assert "did you mean 'random'?" in str(pytest.raises(AgentSpecError, agents.load, "RANDOM", Game()).value)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("variant: classic\nstacking: any\n")
+    assert main(["demo", "--rules", str(rules)]) == 2
+    assert "rule options go under 'options:'" in capsys.readouterr().err
+
+
+def test_play_help_names_the_colours_of_the_active_flip_side():
+    from train.play.terminal import help_lines
+    from uno_env import load_scenario
+
+    game, state = load_scenario({"variant": "flip", "players": 2, "side": "D", "discard": ["D:Pk5"],
+                                 "hands": [["D:Pk7", "D:Tl2"], 3]})
+    text = "\n".join(help_lines(game, game.legal_action_strings(state), state))
+    assert "colour <Pk|Tl|Or|Pu>" in text and "colour <R|" not in text
+
+
+def test_play_names_a_policy_opponent_by_its_run(tmp_path):
+    run = tmp_path / "runs" / "my-run"
+    run.mkdir(parents=True)
+    PolicyFile.read(os.path.join(agents.PRETRAINED_DIR, "classic-2p")).save(str(run / "policy"))
+    term = Terminal(io.StringIO("quit\n"), io.StringIO(), colour=False)
+    play_session(RuleSet.create("classic", 2), [str(run / "policy")], 0, 0, term)
+    assert "P1: my-run" in term.out.getvalue() and str(run) not in term.out.getvalue()

@@ -12,8 +12,10 @@ import os
 import sys
 import zipfile
 
+import yaml
+
 from . import atomic
-from .config import ConfigError
+from .config import ConfigError, TrainConfig
 
 
 def save_checkpoint(model, run_dir: str, steps: int) -> str:
@@ -115,6 +117,40 @@ def find_checkpoint(resume: str) -> str:
 
 def restore(model, checkpoint: str) -> int:
     """Load weights and optimiser state only (no unpickling of the checkpoint's data); returns its step."""
-    model.set_parameters(checkpoint, exact_match=True, device="cpu")
+    try:
+        model.set_parameters(checkpoint, exact_match=True, device="cpu")
+    except RuntimeError as exc:  # torch's size mismatch: another network shape
+        raise ConfigError(f"--resume: {checkpoint} does not fit this config's network (net_arch, variant or "
+                          f"player count differ): {str(exc).splitlines()[0]}") from None
     model.num_timesteps = _step_of(os.path.basename(checkpoint), ".zip")
     return model.num_timesteps
+
+
+def run_dir_of(resume: str) -> str:
+    """The run directory a ``--resume`` path points into (a run directory, its checkpoints/ or a step_<N>.zip)."""
+    path = os.path.normpath(resume)
+    if os.path.isdir(os.path.join(path, "checkpoints")):
+        return path
+    if os.path.isfile(path):
+        path = os.path.dirname(path)
+    return os.path.dirname(path) if os.path.basename(path) == "checkpoints" else path
+
+
+def has_checkpoints(run_dir: str) -> bool:
+    """Whether ``run_dir`` already holds a checkpoint of a training run."""
+    folder = os.path.join(run_dir, "checkpoints")
+    return os.path.isdir(folder) and any(_step_of(f, ".zip") is not None for f in os.listdir(folder))
+
+
+def saved_config(run_dir: str) -> TrainConfig:
+    """The config a run saved beside it (``config.yaml``), pointing at that run directory wherever it now is."""
+    path = os.path.join(run_dir, "config.yaml")
+    if not os.path.exists(path):
+        raise ConfigError(f"--resume: {run_dir} has no config.yaml; give the config that started the run with --config")
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} is not a training config (a mapping of its keys)")
+    data.pop("resolved_rules", None)  # written for readers; the rule options above say the same
+    data.update(out_dir=os.path.dirname(os.path.abspath(run_dir)), run_name=os.path.basename(os.path.abspath(run_dir)))
+    return TrainConfig.from_dict(data)

@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for command in (ppo, tournament, terminal, viewer, demo, throughput):
         command.add_parser(sub)
+    for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
+        command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                    help="show the full traceback of an error instead of one line")
     return parser
 
 

@@ -36,7 +36,9 @@ from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
 from . import atomic, checkpoints
-from .config import TrainConfig
+from .arg_types import non_negative_float
+from .config import ConfigError, TrainConfig
+from .errors import UsageError
 from .evaluation.stats import head_to_head
 from .export import policy_file_from_model
 from .progress import DEFAULT_INTERVAL, Progress
@@ -85,18 +87,29 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     ``progress_stream`` (default stdout) gets a bar if it is a terminal, else a line every
     ``progress_interval`` seconds; ``callbacks`` are extra SB3 callbacks run after the self-play one.
     """
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.utils import set_random_seed
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    try:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.env_util import make_vec_env
+        from stable_baselines3.common.logger import configure
+        from stable_baselines3.common.utils import set_random_seed
+        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    except ImportError as exc:
+        raise UsageError(f"training needs the optional training packages ({exc.name} is missing): "
+                         "pip install 'uno-env[train]'") from None
 
     # -- the checkpoint to resume from, found before anything slow is built (a wrong path fails at once)
+    run_dir = os.path.join(cfg.out_dir, cfg.name)
     checkpoint = checkpoints.find_checkpoint(resume) if resume else None
+    if checkpoint and os.path.realpath(checkpoints.run_dir_of(checkpoint)) != os.path.realpath(run_dir):
+        raise ConfigError(f"--resume {resume}: that checkpoint belongs to the run in "
+                          f"{checkpoints.run_dir_of(checkpoint)}, but this config trains {run_dir}; resume without "
+                          "--config (the run's own config.yaml is used) or with the config that started it")
+    if not checkpoint and checkpoints.has_checkpoints(run_dir):
+        raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume "
+                          f"{os.path.join(run_dir, 'checkpoints')}, or train into another run_name or --out-dir")
 
     # -- the run directory and the resolved config beside it
-    run_dir = os.path.join(cfg.out_dir, cfg.name)
     for sub in ("checkpoints", "snapshots"):
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
@@ -212,7 +225,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             interrupted, evaluation = True, {}
     final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
     atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))
-    return {"run_dir": run_dir, "timesteps": steps, "planned_timesteps": planned, "seconds": seconds,
+    return {"run_dir": run_dir, "timesteps": steps, "trained_timesteps": steps - done,
+            "planned_timesteps": planned, "seconds": seconds,
             "samples_per_second": (steps - done) / seconds if seconds else 0.0, "evaluation": evaluation,
             "interrupted": interrupted, "checkpoint": checkpoint_path}
 
@@ -299,8 +313,9 @@ def format_table(summary: dict) -> str:
     for opp, r in summary["evaluation"].items():
         lo, hi = r["ci95"]
         lines.append(f"{opp:<12}{r['games']:>7}{r['win_rate']:>10.1%}{f'{lo:.1%} - {hi:.1%}':>18}")
-    lines.append(f"trained {summary['timesteps']} steps in {summary['seconds']:.0f} s "
-                 f"({summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz"
+    lines.append(f"trained to step {summary['timesteps']:,} ({summary['trained_timesteps']:,} steps in "
+                 f"{summary['seconds']:.0f} s, "
+                 f"{summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz"
                  + (" (interrupted: not evaluated)" if summary.get("interrupted") else ""))
     return "\n".join(lines)
 
@@ -339,21 +354,27 @@ def add_parser(sub) -> None:
                        description="MaskablePPO self-play training: checkpoints, export and evaluation. "
                                    "Ctrl-C saves a checkpoint and the policy and prints how to resume.")
     p.add_argument("--config", help="YAML training config (configs/train/*.yaml); without it, the built-in "
-                   "small config")
+                   "small config (150,000 steps, seed 0, into runs/), or with --resume the run's own config.yaml")
     p.add_argument("--resume", help="continue from a run directory, its checkpoints directory (the checkpoint "
                    "latest.json names, else the newest complete one) or a checkpoints/step_<N>.zip")
-    p.add_argument("--timesteps", type=int, help="override the config's total_timesteps")
-    p.add_argument("--out-dir", help="override the config's out_dir (runs are written to <out_dir>/<run_name>)")
-    p.add_argument("--seed", type=int, help="override the config's seed")
+    p.add_argument("--timesteps", type=int, help="override the config's total_timesteps (the built-in: 150000)")
+    p.add_argument("--out-dir", help="override the config's out_dir, where runs go as <out_dir>/<run_name> "
+                   "(the built-in: runs)")
+    p.add_argument("--seed", type=int, help="override the config's seed (the built-in: 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--progress-interval", type=float, default=DEFAULT_INTERVAL, metavar="SECONDS",
+    p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
                    help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     """CLI entry: train, export, print the evaluation table and what to do next (status 130 after Ctrl-C)."""
-    cfg = TrainConfig.from_yaml(args.config) if args.config else TrainConfig()
+    if args.config:
+        cfg = TrainConfig.from_yaml(args.config)
+    elif args.resume:  # the run's own resolved config, saved beside it
+        cfg = checkpoints.saved_config(checkpoints.run_dir_of(args.resume))
+    else:
+        cfg = TrainConfig()
     overrides = {k: v for k, v in (("total_timesteps", args.timesteps), ("out_dir", args.out_dir),
                                     ("seed", args.seed)) if v is not None}
     if overrides:

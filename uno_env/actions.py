@@ -113,7 +113,7 @@ class ActionLayout:
             raise ActionParseError(f"action string expected, got {text!r}")
         words = text.strip().split()
         if not words:
-            raise ActionParseError("empty action string; " + self.vocabulary())
+            raise ActionParseError("empty action string; " + self.vocabulary(colours))
         verb = words[0].lower()
         if verb == "play" and len(words) in (2, 3):
             try:
@@ -124,7 +124,7 @@ class ActionLayout:
                 raise ActionParseError(f"{text!r}: {exc}") from None
             if len(words) == 3:
                 if words[2].lower() != "flex" or self.flex0 < 0:
-                    raise ActionParseError(f"{text!r}: unexpected {words[2]!r}; " + self.vocabulary())
+                    raise ActionParseError(f"{text!r}: unexpected {words[2]!r}; " + self.vocabulary(colours))
                 return self.flex0 + kind
             return kind
         if verb in ("draw", "press") and len(words) == 1:
@@ -145,7 +145,7 @@ class ActionLayout:
         word = _SPECIAL_ALIASES.get(verb, verb)
         if word in SPECIAL_WORDS and len(words) == 1:
             return self.challenge + SPECIAL_WORDS.index(word)
-        raise ActionParseError(f"cannot read action {text!r}; " + self.vocabulary())
+        raise ActionParseError(f"cannot read action {text!r}; " + self.vocabulary(colours))
 
     def _target(self, text: str, arg: str, seat: int | None, num_players: int | None) -> int:
         if arg.startswith("+") and arg[1:].isdigit():
@@ -167,9 +167,9 @@ class ActionLayout:
             raise ActionParseError(f"{text!r}: target offset must be 1..{self.num_targets} (not the deciding seat)")
         return self.target0 + offset - 1
 
-    def vocabulary(self) -> str:
-        """One line listing the accepted action strings."""
+    def vocabulary(self, colours: tuple[str, ...] | None = None) -> str:
+        """One line listing the accepted action strings (``colours``: the names in force, default the deck's)."""
         words = ["play <card>"] + (["play <card> flex"] if self.flex0 >= 0 else []) + \
-            [self.draw_word, "colour <" + "|".join(self.deck.colours) + ">"] + \
+            [self.draw_word, "colour <" + "|".join(colours or self.deck.colours) + ">"] + \
             (["target P<seat>"] if self.num_targets else []) + list(SPECIAL_WORDS)
         return "accepted: " + ", ".join(words)

@@ -7,7 +7,9 @@ from collections.abc import Iterable
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest of ``choices`` to a misspelt ``word``, else ``""``."""
-    close = difflib.get_close_matches(word, list(choices), n=1)
+    choices = list(choices)
+    same_but_case = [c for c in choices if c.lower() == word.lower()]
+    close = same_but_case or difflib.get_close_matches(word, choices, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -9,8 +9,8 @@ Registered ids: ``uno_env/<Variant>-v0`` for every preset (``uno_env/Classic-v0`
 - Reward: 0 until the game ends, then the learner's return (+1 win, -1/(n-1) loss, 0 without a
   winner); ``reward="points"`` as in the AEC env. An illegal action ends the episode with
   ``illegal_penalty`` and ``info["illegal_action"] = True``. An action outside the action space (not an
-  integer, or out of range) raises ``ActionOutOfSpaceError``, and so does ``step`` after the episode
-  ended and before ``reset``.
+  integer, or out of range) raises ``ActionOutOfSpaceError``; ``step`` after the episode ended (or
+  before the first ``reset``) raises Gymnasium's ``ResetNeeded``.
 - Opponents: a list (one per other seat) or a single policy used for all; a policy is
   ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable). The default
   is a uniformly random legal player drawing from the env's seeded generator.
@@ -26,9 +26,10 @@ from typing import Any, Callable, Sequence
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from .env_common import action_id, final_rewards, game_for_env, observation_box
-from .errors import ActionOutOfSpaceError, IllegalActionError
+from .errors import IllegalActionError
 from .observation import ObservationEncoder
 from .records import Recorder
 from .render import render_mode_output
@@ -119,8 +120,8 @@ class UnoEnv(gym.Env):
         """Apply the learner's action, then the opponents' until the learner decides again or the game ends."""
         s = self.state
         if s is None or self._done:
-            raise ActionOutOfSpaceError("step() called " + ("before reset()" if s is None else
-                                        "after the episode ended: call reset() to start a new one"))
+            raise ResetNeeded("step() called " + ("before reset()" if s is None else
+                              "after the episode ended: call reset() to start a new one"))
         a = action_id(action, self.game.num_actions, "the learner")
         try:
             (self._recorder or self.game).step(s, a)  # rejects an illegal id before changing anything
@@ -137,6 +138,8 @@ class UnoEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now, as a bool array."""
+        if self.state is None:
+            raise ResetNeeded("action_masks() called before reset()")
         return self.game.legal_action_mask(self.state).astype(bool)
 
     def render(self) -> str | None:

@@ -51,7 +51,11 @@ class RuleSet:
             raise RuleError(f"a rule config must be a mapping with keys variant, num_players, options; got {data!r}")
         unknown = set(data) - {"variant", "num_players", "players", "options"}
         if unknown:
-            raise RuleError(f"unknown rule config key(s) {sorted(unknown)}; allowed: variant, num_players, options")
+            # a rule option written at the top level is the likely slip: say where options go
+            hint = "; rule options go under 'options:'" if any(
+                isinstance(k, str) and k.split(".")[0] in _all_option_roots() for k in unknown) else ""
+            raise RuleError(f"unknown rule config key(s) {sorted(unknown, key=str)}; allowed: variant, num_players, "
+                            f"options{hint}")
         players = data.get("num_players", data.get("players", 2))
         return cls.create(data.get("variant", "classic"), players, data.get("options") or {})
 
@@ -107,6 +111,11 @@ def _flatten(options: Mapping[str, Any], prefix: str = "") -> dict:
         else:
             out[full] = value
     return out
+
+
+def _all_option_roots() -> set[str]:
+    """Every option key of every variant, and the variant namespaces (``flex`` of ``flex.*``)."""
+    return {o.key.split(".")[0] for v in VARIANTS.values() for o in v.options}
 
 
 #: Option namespaces of the variants (``alphabet.*``, ``flex.*``, ``flip.*``, ``attack.*``).

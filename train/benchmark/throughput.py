@@ -10,8 +10,9 @@ Two figures per row, because they answer different questions:
 
 The default policy is **matched** to RLCard's random agent: a uniformly random play among the legal
 plays, a draw only when nothing is playable (RLCard cannot draw while holding a playable card), a
-drawn playable card is played (RLCard plays it for you), a Wild Draw Four is accepted (RLCard has
-no challenge), anything else uniformly random. ``--policy uniform`` picks uniformly among all legal
+drawn playable card is played (RLCard plays it for you; likewise the first card offered wherever
+``pass`` could decline one: a jump-in, a further multi-play card, Flip's Optimus placement), a Wild
+Draw Four is accepted (RLCard has no challenge), anything else uniformly random. ``--policy uniform`` picks uniformly among all legal
 ids instead; since a voluntary draw is always legal here, those games balloon to over a thousand
 decisions and flatter the per-decision rate.
 
@@ -30,7 +31,7 @@ import numpy as np
 
 from uno_env import Game
 
-from ..errors import UsageError
+from ..arg_types import positive_float, positive_int
 
 POLICIES = ("matched", "uniform")
 
@@ -69,7 +70,7 @@ def chooser(game: Game, policy: str, picker: UniformPicker) -> Callable[[list], 
         n = len(legal)
         if last == draw:              # a turn: plays come first, draw is the last id
             return legal[pick(n - 1)] if n > 1 else draw
-        if last == pass_:             # play the drawn card (RLCard plays it for you)
+        if last == pass_:             # play the drawn (or first offered) card: RLCard plays a drawn card for you
             return legal[0]
         if last == accept:            # take the Wild Draw Four (RLCard has no challenge)
             return accept
@@ -289,13 +290,15 @@ def time_split(variant: str, players: int, games: int, policy: str = "matched", 
 def add_parser(sub) -> None:
     """Register the ``bench`` sub-command."""
     p = sub.add_parser("bench", help="games/s and decisions/s, side by side with RLCard's UNO",
-                       description=__doc__.split("\n\n")[0])
+                       description="Games and decisions per second of this engine and its environments, side by "
+                                   "side with RLCard's UNO in one run (interleaved), under a policy matched to "
+                                   "RLCard's random agent; 'split' shows where the engine's time per game goes.")
     p.add_argument("target", choices=["engine", "env", "split"],
                    help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
                         "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
                         "engine's time per game goes")
-    p.add_argument("--seconds", type=float, default=5.0, help="measuring time per contender")
-    p.add_argument("--players", type=int, nargs="+", default=[2, 4], help="player counts to measure")
+    p.add_argument("--seconds", type=positive_float, default=5.0, help="measuring time per contender")
+    p.add_argument("--players", type=positive_int, nargs="+", default=[2, 4], help="player counts to measure")
     p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
     p.add_argument("--policy", choices=POLICIES, default="matched",
                    help="matched: RLCard's random agent's choices; uniform: any legal id")
@@ -304,8 +307,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Run the measurements and print a table."""
-    if args.seconds <= 0:
-        raise UsageError(f"--seconds must be positive, got {args.seconds}")
+    for players in args.players:  # bad input is refused before any table is printed
+        Game(args.variant, num_players=players)
     if args.target == "split":
         for players in args.players:
             _print_split(args.variant, players, max(1, int(args.seconds * 600)), args.policy)

@@ -29,12 +29,14 @@ from multiprocessing import get_context, parent_process
 
 import numpy as np
 
+import agents
 from uno_env import Game, RuleSet
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.turn import hand_points
 
 from .. import atomic
+from ..arg_types import non_negative_float, positive_int
 from ..errors import UsageError
 from ..progress import DEFAULT_INTERVAL, Progress
 from ..rule_args import add_rule_arguments, rules_from_args
@@ -72,8 +74,6 @@ _WORKER: dict = {}
 
 
 def _init_worker(rules: dict, specs: list[str]) -> None:
-    import agents
-
     if parent_process() is not None:  # a pool worker: Ctrl-C is the parent's to handle (it stops the pool)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     game = Game(RuleSet.from_dict(rules))
@@ -83,8 +83,6 @@ def _init_worker(rules: dict, specs: list[str]) -> None:
 
 
 def _agent(spec: str, seed: int):
-    import agents
-
     proto = _WORKER["files"].get(spec)
     if proto is None:
         return agents.load(spec, _WORKER["game"], seed=seed)
@@ -120,8 +118,6 @@ def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, 
     With ``out_dir`` every finished game is appended to ``<out_dir>/games-played.jsonl``; with
     ``resume`` too, the games already there are kept and only the missing ones are played.
     """
-    import agents
-
     check_games(games)
     game = Game(rules)
     # fail fast, in the parent, on a bad spec or a policy that does not fit
@@ -314,24 +310,11 @@ def summarise(rules: RuleSet, specs: list[str], results: list[dict]) -> dict:
     return out
 
 
-def _display_name(spec: str) -> str:
-    """A path's file stem, or its folder's name for a training run's ``<run>/policy``; other specs as given."""
-    if not (any(sep in spec for sep in {os.sep, "/"}) or spec.endswith((".npz", ".json"))):
-        return spec
-    path = spec.rstrip("/" + os.sep)
-    for ext in (".npz", ".json"):
-        path = path.removesuffix(ext)
-    stem = os.path.basename(path)
-    if stem == "policy":  # `uno-env train` exports runs/<name>/policy: the run's name says which
-        return os.path.basename(os.path.dirname(os.path.abspath(path))) or stem
-    return stem
-
-
 def _unique_names(specs: list[str]) -> list[str]:
     seen: dict[str, int] = {}
     names = []
     for s in specs:
-        base = _display_name(s)
+        base = agents.display_name(s)
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
     return names
@@ -401,7 +384,7 @@ def add_parser(sub) -> None:
     p.add_argument("--games", type=int, default=1000, help="games to play, 1 or more; rounded up to whole seat "
                    "rotations (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i (default: %(default)s)")
-    p.add_argument("--workers", type=int, default=2, help="processes; results do not depend on it "
+    p.add_argument("--workers", type=positive_int, default=2, help="processes; results do not depend on it "
                    "(default: %(default)s)")
     p.add_argument("--out", default="eval-results", help="directory for results.json, results.md, ratings.png and "
                    f"{STREAM_FILE} (default: %(default)s)")
@@ -409,7 +392,7 @@ def add_parser(sub) -> None:
                    "--out: play only the games it is missing (same command otherwise)")
     p.add_argument("--record", help="directory to keep every game as JSON lines")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--progress-interval", type=float, default=DEFAULT_INTERVAL, metavar="SECONDS",
+    p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
                    help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
     p.set_defaults(run=run)
 

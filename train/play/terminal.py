@@ -140,10 +140,10 @@ def new_cards(game: Game, state, seat: int, before_counts: list[int], before_sid
     return [game.card_name(k) for k, (b, a) in enumerate(zip(before_counts, after)) for _ in range(a - b)]
 
 
-def help_lines(game: Game, names: list[str]) -> list[str]:
-    """What the person may type at a decision: the commands and the forms of actions."""
+def help_lines(game: Game, names: list[str], state=None) -> list[str]:
+    """What the person may type at a decision: the commands and the forms of actions (colours as ``state`` names them)."""
     card = next((n[5:] for n in names if n.startswith("play ") and " " not in n[5:]), "R7")
-    forms = game.layout.vocabulary().removeprefix("accepted: ")
+    forms = game.layout.vocabulary(game.colour_names(state)).removeprefix("accepted: ")
     numbers = "1" if len(names) == 1 else f"1-{len(names)}"
     return ["you may type:",
             f"  {numbers:<15}  an option's number from the list",
@@ -173,7 +173,7 @@ def choose(game: Game, state, term: Terminal) -> int | None:
         if answer is None or answer.lower() in ("q", "quit", "exit"):
             return None
         if answer.lower() in ("help", "?"):
-            for line in help_lines(game, names):
+            for line in help_lines(game, names, state):
                 term.say(line)
             show_options(names, term)
             continue
@@ -186,7 +186,8 @@ def choose(game: Game, state, term: Terminal) -> int | None:
                 continue
             if action in legal:
                 return action
-        term.say(f"not an option here: {answer!r}; type a number 1-{len(legal)} or an action such as {names[0]!r}"
+        numbers = "1" if len(legal) == 1 else f"a number 1-{len(legal)}"
+        term.say(f"not an option here: {answer!r}; type {numbers} or an action such as {names[0]!r}"
                  " (help: what may be typed)")
 
 
@@ -208,7 +209,7 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     state = game.new_state(seed)
     rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)], record_path) if record_path else None
     term.say(f"{rules.variant} UNO, {n} players; you are P{seat}. "
-             + ", ".join(f"P{q}: {spec_of[q]}" for q in others))
+             + ", ".join(f"P{q}: {agents.display_name(spec_of[q])}" for q in others))
     while not state.is_over:
         actor = state.current_seat
         if actor == seat:

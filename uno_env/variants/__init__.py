@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..errors import RuleError
+from ..errors import RuleError, did_you_mean
 from ..options import Option
 
 
@@ -56,7 +56,8 @@ def register(vdef: VariantDef) -> VariantDef:
 def get_variant(name: str) -> VariantDef:
     """The registered variant of that preset name, or RuleError listing the presets."""
     if not isinstance(name, str) or name not in VARIANTS:
-        raise RuleError(f"unknown variant {name!r}; available presets: {', '.join(VARIANTS)}")
+        hint = did_you_mean(name, VARIANTS) if isinstance(name, str) else ""
+        raise RuleError(f"unknown variant {name!r}{hint}; available presets: {', '.join(VARIANTS)}")
     return VARIANTS[name]
 
 
