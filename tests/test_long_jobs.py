@@ -419,3 +419,16 @@ def test_training_without_the_training_extra_says_what_to_install(tmp_path, caps
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if `pip install uno-env` without [train]
     assert main(["train", "--config", _config(tmp_path)]) == 2
     assert "pip install 'uno-env[train]'" in capsys.readouterr().err
+
+
+def test_fresh_starts_a_finished_run_over(tmp_path, capsys):
+    assert main(["train", "--config", _config(tmp_path), "--no-progress"]) == 0
+    stale = tmp_path / "runs" / "tiny" / "checkpoints" / "step_99999.zip"
+    stale.write_bytes(b"from an abandoned run")
+    assert main(["train", "--config", _config(tmp_path), "--no-progress", "--fresh"]) == 0
+    assert not stale.exists() and (tmp_path / "runs" / "tiny" / "policy.npz").exists()
+    not_a_run = tmp_path / "runs" / "notes"
+    not_a_run.mkdir()
+    (not_a_run / "keep.txt").write_text("mine")
+    assert main(["train", "--config", _config(tmp_path, run_name="notes"), "--fresh"]) == 2
+    assert (not_a_run / "keep.txt").exists()

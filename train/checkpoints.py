@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import zipfile
 
@@ -154,3 +155,13 @@ def saved_config(run_dir: str) -> TrainConfig:
     data.pop("resolved_rules", None)  # written for readers; the rule options above say the same
     data.update(out_dir=os.path.dirname(os.path.abspath(run_dir)), run_name=os.path.basename(os.path.abspath(run_dir)))
     return TrainConfig.from_dict(data)
+
+
+def clear_run(run_dir: str) -> None:
+    """Delete a run directory (refusing anything that does not look like one: it needs checkpoints/ or config.yaml)."""
+    if not os.path.isdir(run_dir):
+        return
+    if not (os.path.isdir(os.path.join(run_dir, "checkpoints")) or os.path.exists(os.path.join(run_dir, "config.yaml"))):
+        raise ConfigError(f"--fresh: {run_dir} is not a training run directory (no checkpoints/ or config.yaml); "
+                          "nothing was deleted")
+    shutil.rmtree(run_dir)

@@ -107,7 +107,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                           "--config (the run's own config.yaml is used) or with the config that started it")
     if not checkpoint and checkpoints.has_checkpoints(run_dir):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume "
-                          f"{os.path.join(run_dir, 'checkpoints')}, or train into another run_name or --out-dir")
+                          f"{os.path.join(run_dir, 'checkpoints')}, or train into another run_name or --out-dir, or start it over with --fresh")
 
     # -- the run directory and the resolved config beside it
     for sub in ("checkpoints", "snapshots"):
@@ -361,6 +361,8 @@ def add_parser(sub) -> None:
     p.add_argument("--out-dir", help="override the config's out_dir, where runs go as <out_dir>/<run_name> "
                    "(the built-in: runs)")
     p.add_argument("--seed", type=int, help="override the config's seed (the built-in: 0)")
+    p.add_argument("--fresh", action="store_true", help="start the run over: first delete what an earlier run "
+                   "of the same name left in its directory (checkpoints, snapshots, logs, policy)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
                    help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
@@ -379,6 +381,10 @@ def run(args) -> int:
                                     ("seed", args.seed)) if v is not None}
     if overrides:
         cfg = TrainConfig.from_dict({**cfg.to_dict(), **overrides})
+    if args.fresh:
+        if args.resume:
+            raise UsageError("--fresh starts a run over; it cannot go with --resume")
+        checkpoints.clear_run(os.path.join(cfg.out_dir, cfg.name))
     summary = train(cfg, resume=args.resume, progress=not args.no_progress,
                     progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
     print(format_table(summary))
