@@ -205,8 +205,14 @@ def test_environment_workers_leave_ctrl_c_to_the_trainer():
     proc.start()
     assert parent.recv() is True
     proc.join()
-    ppo._make_env(rules=RuleSet.create("classic", 2))  # in the trainer's own process: Ctrl-C still works
-    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    # in the trainer's own process the handler stays (set it first: a shell's background job starts with
+    # SIGINT ignored, which Python keeps)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        ppo._make_env(rules=RuleSet.create("classic", 2))
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 # -- 5: resuming a damaged run
