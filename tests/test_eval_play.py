@@ -10,7 +10,8 @@ import pytest
 
 from train.cli import main
 from train.play.terminal import Terminal, play_session
-from train.evaluation.tournament import run_tournament, schedule, write_outputs
+from train.evaluation.report import write_outputs
+from train.evaluation.tournament import run_tournament, schedule
 from uno_env import Game, RuleSet
 from uno_env.records import RecordError, read_records, replay
 

@@ -24,7 +24,8 @@ from train import atomic
 from train.cli import main
 from train.config import ConfigError, TrainConfig
 from train.progress import Progress, format_duration
-from train.evaluation.tournament import STREAM_FILE, TournamentError, _unique_names, run_tournament
+from train.evaluation.report import _unique_names
+from train.evaluation.tournament import STREAM_FILE, TournamentError, run_tournament
 from uno_env import Game, RuleSet
 
 PROGRESS_LINE = re.compile(r"^train: ([\d,]+)/([\d,]+) steps \(\d+\.\d%\) [\d,.]+ samples/s, (eta|done in|stopped)",
