@@ -29,6 +29,10 @@ def __getattr__(name: str):
         from . import aec_env
 
         return getattr(aec_env, name)
+    if name == "VectorGames":
+        from .vector import VectorGames
+
+        return VectorGames
     raise AttributeError(f"module 'uno_env' has no attribute {name!r}")
 
 

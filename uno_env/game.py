@@ -218,9 +218,13 @@ class Game:
             acts = s.legal = self._compute_legal(s)
         return acts[:]  # a copy: the cached list drives step()
 
-    def legal_action_mask(self, s: State) -> np.ndarray:
-        """int8 mask over the whole action space."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
+    def legal_action_mask(self, s: State, out: np.ndarray | None = None) -> np.ndarray:
+        """int8 mask over the whole action space (written into ``out`` when given, e.g. a row of a batch)."""
+        if out is None:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+        else:
+            mask = out
+            mask[:] = 0
         acts = s.legal
         if acts is None:
             acts = s.legal = self._compute_legal(s)

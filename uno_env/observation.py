@@ -68,11 +68,17 @@ class ObservationEncoder:
         return [(name, sl.start, sl.stop - sl.start) for name, sl in self.offsets.items()]
 
     def encode(self, s: State, seat: int) -> np.ndarray:
-        """float32 observation of ``seat``."""
+        """float32 observation of ``seat`` (a new array)."""
+        obs = np.zeros(self.size, dtype=np.float32)
+        self.encode_into(s, seat, obs)
+        return obs
+
+    def encode_into(self, s: State, seat: int, obs: np.ndarray) -> None:
+        """Write the observation of ``seat`` into ``obs`` (a float32 row of ``size``; batched collectors reuse it)."""
         g = self.game
         o = self.offsets
         n = s.num_players
-        obs = np.zeros(self.size, dtype=np.float32)
+        obs[:] = 0.0
         obs[o["hand"]] = s.hands[seat]
         obs[o["top_card"].start + s.discard[-1]] = 1.0
         obs[o["colour"].start + s.colour] = 1.0
@@ -105,7 +111,6 @@ class ObservationEncoder:
         obs[sc:sc + n] = [s.scores[q] / g.target_score for q in rel]
         for block in self.extra_blocks:
             block.fill(g, s, seat, obs[o[block.name]])
-        return obs
 
 
 def layout_markdown() -> str:

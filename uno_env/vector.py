@@ -1,0 +1,130 @@
+"""Many games of one rule set stepped together: the batched collector for self-play.
+
+In the style of pgx and EnvPool: every call takes and returns numpy arrays over the batch, so a
+learner can run one forward pass for the deciding seat of every game. Every seat of every game may
+be a learner; the caller decides which policy answers which seat (``seat`` says who decides).
+
+===================  =======================  =================================================
+array                shape, dtype             meaning
+===================  =======================  =================================================
+``seat``             (B,) int64               the seat deciding now in game i
+``obs``              (B, D) float32           that seat's observation (``uno_env/observation.py``)
+``mask``             (B, A) int8              its legal actions
+``rewards``          (B, N) float32           per-seat rewards of game i, set on the step that
+                                              ended it (the AEC env's: winner +1, others
+                                              -1/(N-1); or points), else 0
+``terminated``       (B,) bool                game i ended on this step (someone won, or blocked)
+``truncated``        (B,) bool                game i hit the step cap on this step
+===================  =======================  =================================================
+
+The arrays are allocated once and overwritten in place by every ``reset``/``step``: copy what
+must outlive the next call. A game that ends is dealt again at once (automatic reset): ``seat``,
+``obs`` and ``mask`` then describe the new game's first decision, and ``final_states[i]`` keeps the
+finished game's state (winner, points) until game i ends again.
+
+Seeding: ``reset(seed)`` gives game ``i`` its own generator seeded ``seed + i``, which deals each of
+its games in turn exactly as ``uno_env.raw_env(...).reset(seed=seed + i)`` and then ``reset()`` do,
+so game ``i`` of a batch is reproducible on its own, and its observations and masks are the AEC
+env's (both come from ``ObservationEncoder`` and ``Game.legal_action_mask``).
+
+    >>> import numpy as np
+    >>> from uno_env.vector import VectorGames
+    >>> games = VectorGames(4, "classic", num_players=3)
+    >>> seat, obs, mask = games.reset(seed=0)
+    >>> actions = np.array([np.flatnonzero(row)[0] for row in mask])
+    >>> seat, obs, mask, rewards, terminated, truncated = games.step(actions)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .env_common import final_rewards, game_for_env
+from .errors import IllegalActionError
+from .observation import ObservationEncoder
+from .rules import RuleSet
+from .state import State
+
+
+class VectorGames:
+    """``num_games`` games of one rule set, stepped together with numpy arrays in and out."""
+
+    def __init__(self, num_games: int, variant: str = "classic", num_players: int = 2, reward: str = "win_loss",
+                 rules: RuleSet | None = None, **rule_options: Any):
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a whole number, 1 or more; got {num_games!r}")
+        self.game = game_for_env(variant, num_players, rules, rule_options, None, reward)
+        self.encoder = ObservationEncoder(self.game)
+        self.reward_mode = reward
+        self.num_games = num_games
+        self.num_players = n = self.game.num_players
+        self.num_actions = self.game.num_actions
+        self.observation_size = self.encoder.size
+        self.seat = np.zeros(num_games, dtype=np.int64)
+        self.obs = np.zeros((num_games, self.observation_size), dtype=np.float32)
+        self.mask = np.zeros((num_games, self.num_actions), dtype=np.int8)
+        self.rewards = np.zeros((num_games, n), dtype=np.float32)
+        self.terminated = np.zeros(num_games, dtype=bool)
+        self.truncated = np.zeros(num_games, dtype=bool)
+        self.states: list[State] = []
+        self.final_states: list[State | None] = [None] * num_games
+        self._seeders: list[np.random.Generator] = []
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every game (game ``i`` from ``seed + i``; fresh entropy without a seed); returns ``seat, obs, mask``."""
+        if seed is None:
+            self._seeders = [np.random.default_rng(s) for s in np.random.SeedSequence().spawn(self.num_games)]
+        else:
+            self._seeders = [np.random.default_rng(seed + i) for i in range(self.num_games)]
+        self.states = [self._deal(i) for i in range(self.num_games)]
+        self.final_states = [None] * self.num_games
+        for i, s in enumerate(self.states):
+            self._write(i, s)
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        return self.seat, self.obs, self.mask
+
+    def step(self, actions) -> tuple[np.ndarray, ...]:
+        """Apply ``actions[i]`` for the deciding seat of game ``i``; returns ``seat, obs, mask, rewards, terminated, truncated``.
+
+        Every action is checked before any game moves: an illegal one raises ``IllegalActionError``
+        naming the game, and the batch is left as it was.
+        """
+        if not self.states:
+            raise IllegalActionError("step() called before reset()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or actions.dtype.kind not in "iu":
+            raise IllegalActionError(f"actions must be {self.num_games} integer ids (one per game), got "
+                                     f"shape {actions.shape} of {actions.dtype}")
+        chosen = actions.tolist()
+        for i, a in enumerate(chosen):
+            if not (0 <= a < self.num_actions and self.mask[i, a]):
+                legal = np.flatnonzero(self.mask[i]).tolist()
+                raise IllegalActionError(f"game {i}: action {a} is not legal for P{self.seat[i]}; legal ids: {legal}")
+        game, rewards = self.game, self.rewards
+        rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        for i, a in enumerate(chosen):
+            s = self.states[i]
+            game.step(s, a)
+            if s.is_over:
+                rewards[i] = final_rewards(game, s, self.reward_mode)
+                self.terminated[i] = not s.truncated
+                self.truncated[i] = s.truncated
+                self.final_states[i] = s
+                s = self.states[i] = self._deal(i)
+            self._write(i, s)
+        return self.seat, self.obs, self.mask, rewards, self.terminated, self.truncated
+
+    def _deal(self, i: int) -> State:
+        # the AEC env's reset: one game seed drawn from the game's own generator
+        return self.game.new_state(int(self._seeders[i].integers(2**63 - 1)))
+
+    def _write(self, i: int, s: State) -> None:
+        seat = s.current_seat
+        self.seat[i] = seat
+        self.encoder.encode_into(s, seat, self.obs[i])
+        self.game.legal_action_mask(s, out=self.mask[i])
