@@ -16,8 +16,10 @@ class ConfigError(ValueError):
 
 @dataclass
 class TrainConfig:
-    """One MaskablePPO self-play run."""
+    """One self-play run: MaskablePPO from sb3-contrib (``algo: sb3``) or the native PPO (``algo: ppo``)."""
 
+    algo: str = "sb3"
+    """Trainer: ``sb3`` (MaskablePPO on the Gymnasium env, the reference) or ``ppo`` (native, batched games)."""
     variant: str = "classic"
     """Rule preset the agent learns (``uno_env.VARIANTS``)."""
     num_players: int = 2
@@ -29,9 +31,14 @@ class TrainConfig:
     total_timesteps: int = 150_000
     """Learner decisions to train on."""
     n_envs: int = 8
-    """Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
+    """(sb3) Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
+    num_games: int = 64
+    """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them."""
+    self_play_games: float = 0.5
+    """(ppo) Share of new games in which every seat is the learner; in the others one seat is, and the
+    rest are drawn from ``opponents``."""
     n_steps: int = 256
-    """Decisions collected per environment between updates."""
+    """Decisions collected per environment (sb3) or batched steps over all games (ppo) between updates."""
     batch_size: int = 256
     """Minibatch size of a PPO update."""
     n_epochs: int = 4
@@ -111,7 +118,11 @@ class TrainConfig:
         from uno_env import RuleSet
 
         RuleSet.create(self.variant, self.num_players, self.rule_options)
-        for key in ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every",
+        if self.algo not in ("sb3", "ppo"):
+            raise ConfigError(f"training config 'algo' = {self.algo!r} is not allowed; allowed: sb3, ppo")
+        if not 0.0 <= self.self_play_games <= 1.0:
+            raise ConfigError(f"training config 'self_play_games' = {self.self_play_games} must be in [0, 1]")
+        for key in ("total_timesteps", "n_envs", "num_games", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                     "eval_every", "eval_games"):
             if getattr(self, key) < 1:
                 raise ConfigError(f"training config {key!r} must be >= 1, got {getattr(self, key)}")

@@ -20,6 +20,12 @@ def policy_file_from_model(model, game: Game, training_steps: int, evaluation: d
     if activations - {"Tanh"}:
         raise ValueError(f"only tanh MLP policies are exported, got activations {sorted(activations)}")
     linears.append(policy.action_net)
+    return policy_file_from_linears(linears, game, training_steps, evaluation, config)
+
+
+def policy_file_from_linears(linears: list, game: Game, training_steps: int, evaluation: dict | None = None,
+                             config: dict | None = None) -> PolicyFile:
+    """A policy file from an actor's torch ``Linear`` layers (tanh between them, logits last) for ``game``."""
     weights: list[np.ndarray] = []
     for lin in linears:
         weights.append(lin.weight.detach().cpu().numpy().T.copy())

@@ -385,8 +385,14 @@ def run(args) -> int:
         if args.resume:
             raise UsageError("--fresh starts a run over; it cannot go with --resume")
         checkpoints.clear_run(os.path.join(cfg.out_dir, cfg.name))
-    summary = train(cfg, resume=args.resume, progress=not args.no_progress,
-                    progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+    if cfg.algo == "ppo":
+        from . import native_ppo
+
+        summary = native_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
+                                   progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+    else:
+        summary = train(cfg, resume=args.resume, progress=not args.no_progress,
+                        progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
     print(format_table(summary))
     if summary["interrupted"]:
         print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
