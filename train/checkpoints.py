@@ -7,6 +7,8 @@ damaged, and leaves out snapshots newer than the step it resumes from.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -165,3 +167,20 @@ def clear_run(run_dir: str) -> None:
         raise ConfigError(f"--fresh: {run_dir} is not a training run directory (no checkpoints/ or config.yaml); "
                           "nothing was deleted")
     shutil.rmtree(run_dir)
+
+
+def append_eval(path: str, steps: int, result: dict) -> None:
+    """Add an evaluation's rows (one per opponent) to a run's ``eval.csv``."""
+    # the small file is rewritten whole and replaced, so a crash never leaves a torn last row
+    old = ""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8", newline="") as fh:
+            old = fh.read()
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    if not old:
+        w.writerow(["timesteps", "opponent", "games", "win_rate", "ci95_low", "ci95_high"])
+    for opp, r in result.items():
+        w.writerow([steps, opp, r["games"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
+    with atomic.atomic_open(path, newline="") as fh:
+        fh.write(old + buf.getvalue())

@@ -33,8 +33,9 @@ from agents.policy_file import PolicyAgent
 from uno_env import Game
 from uno_env.vector import VectorGames
 
-from . import atomic
+from . import atomic, checkpoints
 from .config import ConfigError, TrainConfig
+from .evaluation import stats
 from .export import policy_file_from_linears
 from .progress import DEFAULT_INTERVAL, Progress
 
@@ -112,8 +113,6 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
           progress_interval: float = DEFAULT_INTERVAL, progress_stream=None) -> dict:
     """Run one native PPO job; returns the same summary as the SB3 path (``train.ppo.train``)."""
     import torch
-
-    from .ppo import _append_eval, evaluate_policy  # shared with the SB3 path
 
     # -- the run directory and the resolved config beside it
     run_dir = os.path.join(cfg.out_dir, cfg.name)
@@ -257,7 +256,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             if steps >= next_eval:
                 next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
                 agent = PolicyAgent(export(), deterministic=True, seed=0)
-                _append_eval(eval_path, steps, evaluate_policy(lambda i: agent, game, cfg.eval_games, cfg.seed + 10_000))
+                checkpoints.append_eval(eval_path, steps, stats.evaluate_policy(lambda i: agent, game, cfg.eval_games, cfg.seed + 10_000))
                 _save(net, optimiser, steps, ckpt_path)
     finally:
         bar.close()
@@ -266,8 +265,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
 
     # -- export and final evaluation
     final = PolicyAgent(export(), deterministic=True, seed=0)
-    evaluation = evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
-    _append_eval(eval_path, steps, evaluation)
+    evaluation = stats.evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
+    checkpoints.append_eval(eval_path, steps, evaluation)
     final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
     atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))
     return {"run_dir": run_dir, "timesteps": steps, "trained_timesteps": steps - done_at_start,

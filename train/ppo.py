@@ -19,8 +19,6 @@ command that resumes. ``--resume`` falls back to the newest complete ``step_<N>.
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import json
 import math
 import os
@@ -39,7 +37,7 @@ from . import atomic, checkpoints
 from .arg_types import non_negative_float
 from .config import ConfigError, TrainConfig
 from .errors import UsageError
-from .evaluation.stats import head_to_head
+from .evaluation import stats
 from .export import policy_file_from_model
 from .progress import DEFAULT_INTERVAL, Progress
 
@@ -69,15 +67,6 @@ class OpponentPool:
             policies += self.snapshots
             weights += [self_w / len(self.snapshots)] * len(self.snapshots)
         return policies, weights
-
-
-def evaluate_policy(agent_factory, game: Game, games: int, seed: int) -> dict:
-    """Win rates of the agent against random and heuristic, seat-rotated, with 95% intervals."""
-    out = {}
-    for opponent in ("random", "heuristic"):
-        out[opponent] = head_to_head(game, agent_factory, lambda i, o=opponent: load_agent(o, game, seed=seed + i),
-                                     games, seed=seed)
-    return out
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
@@ -190,10 +179,10 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
 
         def _evaluate(self, t: int) -> None:
             frozen = snapshot(deterministic=True, seed=0)
-            result = evaluate_policy(lambda i: frozen, game, cfg.eval_games, cfg.seed + 10_000)
+            result = stats.evaluate_policy(lambda i: frozen, game, cfg.eval_games, cfg.seed + 10_000)
             for opp, r in result.items():
                 self.logger.record(f"eval/win_rate_{opp}", r["win_rate"])
-            _append_eval(eval_path, t, result)
+            checkpoints.append_eval(eval_path, t, result)
             checkpoints.save_checkpoint(model, run_dir, t)
 
     # -- learn
@@ -219,8 +208,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     evaluation = {}
     if not interrupted:
         try:
-            evaluation = evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
-            _append_eval(eval_path, steps, evaluation)
+            evaluation = stats.evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
+            checkpoints.append_eval(eval_path, steps, evaluation)
         except KeyboardInterrupt:  # Ctrl-C during the final evaluation: still export the policy
             interrupted, evaluation = True, {}
     final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
@@ -287,22 +276,6 @@ def _close_envs(envs, graceful: bool) -> None:
 
 def _round_up(n: int, multiple: int) -> int:
     return math.ceil(n / multiple) * multiple
-
-
-def _append_eval(path: str, steps: int, result: dict) -> None:
-    # the small file is rewritten whole and replaced, so a crash never leaves a torn last row
-    old = ""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8", newline="") as fh:
-            old = fh.read()
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    if not old:
-        w.writerow(["timesteps", "opponent", "games", "win_rate", "ci95_low", "ci95_high"])
-    for opp, r in result.items():
-        w.writerow([steps, opp, r["games"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
-    with atomic.atomic_open(path, newline="") as fh:
-        fh.write(old + buf.getvalue())
 
 
 def format_table(summary: dict) -> str:

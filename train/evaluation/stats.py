@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import agents
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 
@@ -50,3 +51,12 @@ def head_to_head(game: Game, make_agent: Callable[[int], object], make_opponent:
     low, high = wilson_interval(wins, games)
     return {"games": games, "wins": wins, "win_rate": wins / games, "ci95": [low, high],
             "no_winner": games - finished}
+
+
+def evaluate_policy(agent_factory, game: Game, games: int, seed: int) -> dict:
+    """Win rates of the agent against random and heuristic, seat-rotated, with 95% intervals."""
+    out = {}
+    for opponent in ("random", "heuristic"):
+        out[opponent] = head_to_head(game, agent_factory, lambda i, o=opponent: agents.load(o, game, seed=seed + i),
+                                     games, seed=seed)
+    return out
