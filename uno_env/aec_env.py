@@ -58,7 +58,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = env
         self._illegal_reward = float(illegal_reward)
-        self._terminated = False  # ended by an illegal move
 
     def _live(self, name: str):
         if not self._has_reset:
@@ -73,11 +72,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
     truncations = property(lambda self: self._live("truncations"))
     infos = property(lambda self: self._live("infos"))
     _cumulative_rewards = property(lambda self: self._live("_cumulative_rewards"))
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game (see ``raw_env.reset``)."""
-        self._terminated = False
-        super().reset(seed=seed, options=options)
 
     def last(self, observe: bool = True) -> tuple:
         """Observation, cumulative reward, termination, truncation and info of the selected agent."""
@@ -121,7 +115,6 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
         raw.rewards[agent] = self._illegal_reward
         raw._accumulate_rewards()
         raw._deads_step_first()
-        self._terminated = True
 
 
 class raw_env(AECEnv):
