@@ -25,6 +25,9 @@ from uno_env import Game
 from uno_env.actions import ACTION_LAYOUT_VERSION
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
+#: Observation layouts a policy file may have been exported for (1 is a prefix of 2, see observation.py).
+READABLE_LAYOUT_VERSIONS = (1, OBSERVATION_LAYOUT_VERSION)
+
 FORMAT = "uno-env-policy"
 FORMAT_VERSION = 1
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
@@ -79,13 +82,15 @@ class PolicyFile:
         problems = []
         if m.get("variant") != game.rules.variant:
             problems.append(f"variant {m.get('variant')!r} (the game is {game.rules.variant!r})")
-        if m.get("observation_layout_version") != OBSERVATION_LAYOUT_VERSION:
-            problems.append(f"observation layout version {m.get('observation_layout_version')!r} "
-                            f"(this package writes {OBSERVATION_LAYOUT_VERSION})")
+        version = m.get("observation_layout_version")
+        if version not in READABLE_LAYOUT_VERSIONS:
+            problems.append(f"observation layout version {version!r} (this package reads "
+                            f"{', '.join(map(str, READABLE_LAYOUT_VERSIONS))})")
         if m.get("action_layout_version") != ACTION_LAYOUT_VERSION:
             problems.append(f"action layout version {m.get('action_layout_version')!r} "
                             f"(this package writes {ACTION_LAYOUT_VERSION})")
-        size = ObservationEncoder(game).size
+        encoder = ObservationEncoder(game)
+        size = encoder.size_of(version) if version in READABLE_LAYOUT_VERSIONS else encoder.size
         if m.get("observation_size") != size:
             problems.append(f"observation size {m.get('observation_size')!r} (the game's is {size})")
         if m.get("num_actions") != game.num_actions:
@@ -129,6 +134,7 @@ class PolicyAgent:
         """Unmasked action logits for one observation (or a batch)."""
         h = np.asarray(observation, dtype=np.float32)
         w = self.policy.weights
+        h = h[..., :w[0].shape[0]]  # a layout-1 policy reads the prefix of today's observation
         last = len(w) // 2 - 1
         for i in range(last):
             h = self.activation(h @ w[2 * i] + w[2 * i + 1])

@@ -24,9 +24,16 @@ discard            K       discard pile, count per kind (the public discard hist
 revealed           K       the last hand shown to this seat (a challenge), count per kind
 revealed_by        M       one-hot relative offset of the seat that hand belongs to
 scores             M       match scores per relative seat / target score
+(variant blocks)           a variant may append blocks of its own (``VariantDef.extra["observation_blocks"]``)
+history            11 M    public history of the round, per relative seat (layout version 2): 4 void hints
+                           (it drew on that colour since it last placed a card of it), 5 one-hot colour of
+                           its last placed card (the 4 colours, then wild), 1 if it holds one card, 1 if two
 =================  ======  ======================================================================
 
-A variant may append blocks of its own (``VariantDef.extra["observation_blocks"]``).
+Layout versions: 1 is everything up to ``history``; 2 (current) appends ``history``. Because version 1
+is a prefix of version 2, policies exported for version 1 keep playing: they read the first
+``size_of(1)`` floats. The history restarts with every deal and every Flip side change, and a state
+built from a scenario spec starts with an empty history (nothing has been seen yet).
 """
 from __future__ import annotations
 
@@ -37,7 +44,9 @@ from .state import Phase, State
 #: Phases every variant shares (the phase one-hot starts with these; a variant appends its own).
 PHASES = tuple(Phase)[:tuple(Phase).index(Phase.GAME_OVER) + 1]
 #: Bumped whenever the observation layout changes (exported policies record it).
-OBSERVATION_LAYOUT_VERSION = 1
+OBSERVATION_LAYOUT_VERSION = 2
+#: Floats per relative seat in the ``history`` block.
+HISTORY_PER_SEAT = 11
 
 
 class ObservationEncoder:
@@ -53,6 +62,7 @@ class ObservationEncoder:
                   ("draw_pile", 1), ("discard", k), ("revealed", k), ("revealed_by", m), ("scores", m)]
         self.extra_blocks = tuple(game.variant.extra.get("observation_blocks", ()))
         blocks += [(b.name, b.size(game)) for b in self.extra_blocks]
+        blocks.append(("history", HISTORY_PER_SEAT * m))
         self.offsets: dict[str, slice] = {}
         pos = 0
         for name, size in blocks:
@@ -62,6 +72,14 @@ class ObservationEncoder:
         self.low = -1.0
         self.high = float(max(game.deck.size, 8))
         self._phase_index = {p: i for i, p in enumerate(self.phases)}
+
+    def size_of(self, version: int) -> int:
+        """Observation size of layout ``version`` (1 or 2) for this game: a prefix of the current layout."""
+        if version == 1:
+            return self.offsets["history"].start
+        if version == OBSERVATION_LAYOUT_VERSION:
+            return self.size
+        raise ValueError(f"observation layout version {version!r}; known: 1, {OBSERVATION_LAYOUT_VERSION}")
 
     def rows(self) -> list[tuple[str, int, int]]:
         """(block, start, size) rows of the layout."""
@@ -111,6 +129,21 @@ class ObservationEncoder:
         obs[sc:sc + n] = [s.scores[q] / g.target_score for q in rel]
         for block in self.extra_blocks:
             block.fill(g, s, seat, obs[o[block.name]])
+        h = o["history"].start
+        for r, q in enumerate(rel):
+            base = h + HISTORY_PER_SEAT * r
+            voids = s.voids[q]
+            if voids:
+                for c in range(4):
+                    if voids >> c & 1:
+                        obs[base + c] = 1.0
+            if s.last_played[q] >= 0:
+                obs[base + 4 + s.last_played[q]] = 1.0
+            size = s.hand_size[q]
+            if size == 1:
+                obs[base + 9] = 1.0
+            elif size == 2:
+                obs[base + 10] = 1.0
 
 
 def layout_markdown() -> str:

@@ -75,7 +75,7 @@ class State:
         "dealer", "round_index", "steps", "idle_turns", "progress", "rng", "legal",
         "power", "flex_play", "target",
         "side", "deck_cards", "physical_draw", "physical_discard", "physical_hands", "duel",
-        "launcher_rng", "launcher_script", "eliminated",
+        "launcher_rng", "launcher_script", "eliminated", "voids", "last_played",
     )
 
     def __init__(self, num_players: int, num_kinds: int, rng: np.random.Generator):
@@ -129,6 +129,9 @@ class State:
         self.launcher_rng: np.random.Generator | None = None
         self.launcher_script: list[int] = []
         self.eliminated: list[bool] = [False] * n  # Attack's elimination mode: seats out of the match
+        # public history of this round (observation block ``history``; rebuilt only by replaying decisions)
+        self.voids = [0] * n             # per seat: bit c set = it drew on colour c since it last played c
+        self.last_played = [-1] * n      # per seat: colour of its last placed card, 4 = a wild, -1 = none yet
 
     @property
     def returns(self) -> list[float]:
@@ -169,6 +172,8 @@ class State:
             other.launcher_rng = _copy_generator(self.launcher_rng)
         other.launcher_script = self.launcher_script[:]
         other.eliminated = self.eliminated[:]
+        other.voids = self.voids[:]
+        other.last_played = self.last_played[:]
         return other
 
 
