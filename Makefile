@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml constraints.txt
 ## run: the main job: train a small agent (built-in config, a few minutes), export it, evaluate it, print a table
 ##      and the commands to evaluate it against the baselines and play against it (uno-env train prints them)
 run: $(STAMP)
-	$(BIN)/uno-env train --fresh
+	$(BIN)/uno-env train --config configs/train/quick.yaml --fresh
 
 ## test: the whole test suite on both cores
 test: $(STAMP)

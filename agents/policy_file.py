@@ -6,7 +6,7 @@ MaskablePPO actor: ``tanh`` hidden layers, then logits; illegal actions are mask
 deterministic action is the arg-max.
 
 Metadata keys: ``format`` ("uno-env-policy"), ``format_version``, ``variant``, ``num_players``,
-``rule_options``, ``observation_layout_version``, ``observation_size``, ``action_layout_version``,
+``table_sizes`` (every player count it was trained at; optional, default ``[num_players]``), ``rule_options``, ``observation_layout_version``, ``observation_size``, ``action_layout_version``,
 ``num_actions``, ``activation``, ``layers`` (sizes), ``training_steps``, ``evaluation``, ``config``.
 Loading checks them against the game the policy will play and refuses a mismatch.
 """
@@ -102,8 +102,9 @@ class PolicyFile:
         # what strict_rules=False relaxes; suggested only when nothing else is wrong, since it cannot fix the rest
         relaxable = []
         if strict_rules:
-            if m.get("num_players") != game.num_players:
-                relaxable.append(f"{m.get('num_players')!r} players (the game has {game.num_players})")
+            sizes = m.get("table_sizes") or [m.get("num_players")]
+            if game.num_players not in sizes:
+                relaxable.append(f"{'/'.join(map(str, sizes))} players (the game has {game.num_players})")
             if m.get("rule_options", {}) != _jsonable(game.rules.changed_options()):
                 relaxable.append(f"rule options {m.get('rule_options')!r} (the game's are "
                                  f"{game.rules.changed_options()!r})")

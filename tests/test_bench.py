@@ -83,3 +83,35 @@ def test_matched_chooser_reads_legal_ids_only_in_every_variant():
 def test_unknown_bench_policy_is_refused():
     with pytest.raises(ValueError, match="allowed: matched, uniform"):
         bench.chooser(Game("classic"), "greedy", bench.UniformPicker(0))
+
+
+def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
+    from train.benchmark import learning
+    from train.cli import main
+
+    labels = [label for label, _ in learning.contenders("classic", 2, [32])]
+    assert any("native" in x for x in labels) and any("sb3" in x for x in labels)
+    nets = {tuple(o["net_arch"]) for _, o in learning.contenders("classic", 2, [32])}
+    assert nets == {(32,)}  # like with like: one network for all
+    assert main(["bench", "train", "--players", "2", "--net", "16", "--native-steps", "600", "--sb3-steps", "256",
+                 "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(("native", "sb3"))]
+    assert len(rows) == len(labels)
+    for row in rows:
+        samples = int(row.split()[-4].replace(",", ""))
+        assert samples > 0  # every trainer learned from something; no timing is asserted
+
+
+def test_learning_curves_are_copied_and_plotted(tmp_path):
+    from train.evaluation import curves
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval.csv").write_text("timesteps,opponent,games,win_rate,ci95_low,ci95_high\n"
+                                  "1000,random,10,0.6,0.3,0.8\n1000,heuristic@4p,10,0.2,0.05,0.5\n"
+                                  "2000,random,10,0.9,0.6,0.98\n")
+    csv_path, png_path = curves.write_curve(str(run), str(tmp_path / "curve"))
+    assert open(csv_path).read() == (run / "eval.csv").read_text()
+    assert open(png_path, "rb").read(4) == b"\x89PNG"
+    assert [r[0] for r in curves.read_eval(csv_path)["random"]] == [1000, 2000]

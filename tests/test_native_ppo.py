@@ -62,3 +62,62 @@ def test_resume_continues_from_the_saved_step(tmp_path):
 def test_bad_native_config_is_a_clear_error(tmp_path, bad, message):
     with pytest.raises(ConfigError, match=message):
         _cfg(tmp_path, **bad)
+
+
+def test_one_policy_trains_at_two_table_sizes_and_plays_both(tmp_path):
+    summary = native_ppo.train(_cfg(tmp_path, total_timesteps=3_000, table_sizes=[2, 4], eval_games=4),
+                               progress=False)
+    policy = summary["run_dir"] + "/policy"
+    assert load_agent(policy, Game()).policy.metadata["table_sizes"] == [2, 4]
+    four = Game("classic", num_players=4)
+    agent = load_agent(policy, four)  # no strict_rules=False needed at a size it trained at
+    result = head_to_head(four, lambda i: agent, lambda i: load_agent("random", four, seed=i), 8, seed=1)
+    assert result["games"] == 8
+    assert {"random", "heuristic", "random@4p", "heuristic@4p"} <= set(summary["evaluation"])
+    from agents.policy_file import PolicyFileError
+    with pytest.raises(PolicyFileError, match="2/4 players \\(the game has 3\\)"):
+        load_agent(policy, Game("classic", num_players=3))
+
+
+def test_ctrl_c_stops_with_a_resumable_checkpoint_and_a_policy(tmp_path, monkeypatch):
+    import signal
+
+    from train import progress
+
+    calls = {"n": 0}
+    real_step = native_ppo.VectorGames.step
+
+    def step_then_interrupt(self, actions):
+        calls["n"] += 1
+        if calls["n"] == 100:  # as if the user pressed Ctrl-C once, mid-collection
+            signal.raise_signal(signal.SIGINT)
+        return real_step(self, actions)
+
+    monkeypatch.setattr(native_ppo.VectorGames, "step", step_then_interrupt)
+    summary = native_ppo.train(_cfg(tmp_path, total_timesteps=50_000, eval_games=2), progress=False)
+    assert summary["interrupted"] and summary["timesteps"] < 50_000
+    assert load_agent(summary["run_dir"] + "/policy", Game()).policy.metadata["training_steps"] == summary["timesteps"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is restored
+    monkeypatch.setattr(native_ppo.VectorGames, "step", real_step)
+    more = native_ppo.train(_cfg(tmp_path, total_timesteps=summary["timesteps"] + 2_000, eval_games=2),
+                            resume=summary["run_dir"], progress=False)
+    assert more["timesteps"] >= summary["timesteps"] + 2_000 and not more["interrupted"]
+    assert progress.StopRequest  # the same stop request as the SB3 path
+
+
+@pytest.mark.parametrize("bad, message", [({"table_sizes": [2, 11]}, "players"),
+                                          ({"table_sizes": [3, 4]}, "must include num_players = 2"),
+                                          ({"algo": "sb3", "table_sizes": [2, 4]}, "needs algo: ppo")])
+def test_bad_table_sizes_are_clear_errors(tmp_path, bad, message):
+    from uno_env.errors import RuleError
+
+    with pytest.raises((ConfigError, RuleError), match=message):
+        _cfg(tmp_path, **bad)
+
+
+def test_collector_worker_processes_give_the_same_run_every_time(tmp_path):
+    runs = [native_ppo.train(_cfg(tmp_path / name, total_timesteps=2_000, eval_games=2, collector_workers=2,
+                                  table_sizes=[2, 3]), progress=False) for name in ("a", "b")]
+    weights = [load_agent(r["run_dir"] + "/policy", Game()).policy.weights for r in runs]
+    assert runs[0]["timesteps"] == runs[1]["timesteps"] >= 2_000
+    assert all(np.array_equal(x, y) for x, y in zip(*weights))

@@ -34,6 +34,12 @@ class TrainConfig:
     """(sb3) Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
     num_games: int = 64
     """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them."""
+    table_sizes: list = field(default_factory=list)
+    """(ppo) Player counts trained at together, e.g. ``[2, 4]`` (the games split evenly; one policy plays
+    them all); empty: ``num_players`` alone. ``num_players`` is the policy's home table (its plain eval rows)."""
+    collector_workers: int = 0
+    """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
+    answers the others (0: everything in the learner's process). One per spare core; see README."""
     self_play_games: float = 0.5
     """(ppo) Share of new games in which every seat is the learner; in the others one seat is, and the
     rest are drawn from ``opponents``."""
@@ -132,6 +138,20 @@ class TrainConfig:
                 raise ConfigError(f"training config {key!r} = {getattr(self, key)} must be in ({low}, {high}]")
         if self.time_limit_minutes < 0 or self.max_snapshots < 1:
             raise ConfigError("time_limit_minutes must be >= 0 and max_snapshots >= 1")
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in self.table_sizes):
+            raise ConfigError(f"table_sizes must be a list of player counts, got {self.table_sizes!r}")
+        for n in self.table_sizes:
+            RuleSet.create(self.variant, n, self.rule_options)  # names the allowed player counts if not
+        if not 0 <= self.collector_workers <= 64:
+            raise ConfigError(f"training config 'collector_workers' = {self.collector_workers} must be in 0..64")
+        if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):
+            raise ConfigError(f"num_games = {self.num_games} is fewer than one game per table size per collector")
+        if self.algo == "sb3" and self.player_counts != [self.num_players]:
+            raise ConfigError(f"table_sizes {self.table_sizes} needs algo: ppo (the SB3 path trains at num_players)")
+        if self.table_sizes and self.num_players not in self.table_sizes:
+            raise ConfigError(f"table_sizes {self.table_sizes} must include num_players = {self.num_players}")
+        if self.num_games < len(self.player_counts):
+            raise ConfigError(f"num_games = {self.num_games} cannot cover table_sizes {self.table_sizes}")
         if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
                                         for x in self.net_arch):
             raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
@@ -152,6 +172,11 @@ class TrainConfig:
     def to_dict(self) -> dict:
         """Plain mapping (what is saved beside a run)."""
         return dataclasses.asdict(self)
+
+    @property
+    def player_counts(self) -> list[int]:
+        """The table sizes trained at, ascending (``num_players`` alone unless ``table_sizes`` says more)."""
+        return sorted(set(self.table_sizes or [self.num_players]))
 
     @property
     def name(self) -> str:

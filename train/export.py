@@ -24,8 +24,12 @@ def policy_file_from_model(model, game: Game, training_steps: int, evaluation: d
 
 
 def policy_file_from_linears(linears: list, game: Game, training_steps: int, evaluation: dict | None = None,
-                             config: dict | None = None) -> PolicyFile:
-    """A policy file from an actor's torch ``Linear`` layers (tanh between them, logits last) for ``game``."""
+                             config: dict | None = None, table_sizes: list[int] | None = None) -> PolicyFile:
+    """A policy file from an actor's torch ``Linear`` layers (tanh between them, logits last) for ``game``.
+
+    ``table_sizes``: every player count the policy was trained at (default: ``game``'s alone); it may
+    play at each of them without relaxing the rule check.
+    """
     weights: list[np.ndarray] = []
     for lin in linears:
         weights.append(lin.weight.detach().cpu().numpy().T.copy())
@@ -34,6 +38,7 @@ def policy_file_from_linears(linears: list, game: Game, training_steps: int, eva
     meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "variant": game.rules.variant, "num_players": game.num_players,
+        "table_sizes": sorted(set(table_sizes or [game.num_players])),
         "rule_options": _jsonable(game.rules.changed_options()),  # the form check_game compares against
         "observation_layout_version": OBSERVATION_LAYOUT_VERSION,
         "observation_size": ObservationEncoder(game).size,

@@ -2,20 +2,23 @@
 
 The run, top to bottom (CleanRL style):
 
-1. seeding: numpy, torch and the batched games from ``cfg.seed``;
-2. ``cfg.num_games`` games stepped together (``uno_env.vector.VectorGames``); each new game is a
-   league table: with probability ``cfg.self_play_games`` every seat is the learner, otherwise one
-   seat is and the others are drawn from the opponent pool (``cfg.opponents``: rule-based agents and
-   ``self`` = frozen snapshots of the learner);
-3. every batched step, one forward pass answers all the learner's seats that decide (illegal actions
-   masked to minus infinity); each seat's decisions form its own trajectory (out-of-turn decisions
-   included) and the terminal reward reaches it when its game ends; GAE is computed per finished
-   trajectory;
-4. after ``cfg.n_steps`` batched steps, a PPO update over the finished trajectories (clipped ratio,
-   value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes);
-5. on schedule: frozen snapshots into the pool, evaluation against random and heuristic
-   (``eval.csv``), checkpoints; at the end the exported ``policy.npz`` + ``policy.json``, the same
-   format as the SB3 path's, so every loader, ``eval`` and ``play`` take it unchanged.
+1. seeding: numpy, torch and the games from ``cfg.seed``;
+2. ``cfg.num_games`` games (``uno_env.vector.VectorGames``), split evenly over the player counts of
+   ``cfg.table_sizes`` (one policy learns them all: the observation layout does not depend on the
+   player count) and over the collectors (``train/collector.py``: in this process, or one worker
+   process each with ``cfg.collector_workers``); each new game is a league table: with probability
+   ``cfg.self_play_games`` every seat is the learner, otherwise one seat is and the others are drawn
+   from the opponent pool (``cfg.opponents``: rule-based agents and ``self`` = frozen snapshots);
+3. each batched step of a collector, one forward pass answers all the learner's seats deciding in its
+   games (illegal actions masked to minus infinity); each seat's decisions form its own trajectory
+   (out-of-turn decisions included), the terminal reward reaches it when its game ends, and GAE is
+   computed per finished trajectory;
+4. after ``cfg.n_steps`` batched steps per collector, a PPO update over the finished trajectories
+   (clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes);
+5. on schedule: frozen snapshots into the pool, evaluation against random and heuristic at every
+   table size (``eval.csv``; losses in ``progress.csv``; both in TensorBoard under ``tb/``),
+   checkpoints; at the end the exported ``policy.npz`` + ``policy.json``, the same format as the SB3
+   path's, so every loader, ``eval`` and ``play`` take it unchanged.
 
 Timesteps count the learner's decisions that were learned from.
 """
@@ -24,20 +27,21 @@ from __future__ import annotations
 import csv
 import os
 import time
+from multiprocessing.connection import wait as mp_wait
 
 import numpy as np
 import yaml
 
-from agents import load as load_agent
 from agents.policy_file import PolicyAgent
 from uno_env import Game
 from uno_env.vector import VectorGames
 
 from . import atomic, checkpoints
+from .collector import CollectorProcess, LocalCollector, split_games
 from .config import ConfigError, TrainConfig
 from .evaluation import stats
 from .export import policy_file_from_linears
-from .progress import DEFAULT_INTERVAL, Progress
+from .progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 CHECKPOINT = "native.pt"
 
@@ -74,39 +78,43 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int]):
 
 
 class Trajectories:
-    """Each (game, seat)'s learner decisions of the game in progress; finished ones with their advantages."""
+    """Each learner seat's decisions of the game in progress; finished ones with their advantages.
+
+    A seat is keyed (collector, table, game, seat). Finished trajectories are handed out in the order
+    of (collector, the collector's step count, table, game), so the update's batch does not depend on
+    which worker process answered first.
+    """
 
     def __init__(self, gamma: float, lam: float):
         self.gamma, self.lam = gamma, lam
-        self.open: dict[tuple[int, int], list] = {}
-        self.done: list[tuple] = []  # (obs, mask, action, logp, advantage, return)
+        self.open: dict[tuple, list] = {}
+        self.done: list[tuple[tuple, list]] = []  # (order key, [(obs, mask, action, logp, advantage, return)])
 
-    def add(self, game: int, seat: int, obs, mask, action: int, logp: float, value: float) -> None:
-        """One decision of ``seat`` in game ``game`` (observation and mask copied)."""
-        self.open.setdefault((game, seat), []).append((obs.copy(), mask.copy(), action, logp, value))
+    def add(self, key: tuple, obs, mask, action: int, logp: float, value: float) -> None:
+        """One decision of the seat ``key`` (``obs``/``mask`` are kept as given)."""
+        self.open.setdefault(key, []).append((obs, mask, action, logp, value))
 
-    def finish(self, game: int, rewards: np.ndarray) -> None:
-        """Game ``game`` ended: each of its seats' trajectory gets its reward at the end, then GAE."""
-        for seat in range(len(rewards)):
-            steps = self.open.pop((game, seat), None)
+    def finish(self, order: tuple, game_key: tuple, rewards: list[float]) -> None:
+        """A game ended: each of its seats' trajectory gets its reward at the end, then GAE."""
+        for seat, reward in enumerate(rewards):
+            steps = self.open.pop((*game_key, seat), None)
             if not steps:
                 continue
-            values = [s[4] for s in steps]
-            advantage = 0.0
+            advantage, next_value = 0.0, 0.0
             out = []
-            for t in range(len(steps) - 1, -1, -1):  # reward only at the end; no discount past it
-                last = t == len(steps) - 1
-                reward = float(rewards[seat]) if last else 0.0
-                next_value = 0.0 if last else values[t + 1]
-                delta = reward + self.gamma * next_value - values[t]
-                advantage = delta + (0.0 if last else self.gamma * self.lam * advantage)
-                out.append((*steps[t][:4], advantage, advantage + values[t]))
-            self.done.extend(reversed(out))
+            for t in range(len(steps) - 1, -1, -1):  # the reward comes only at the end; no bootstrap past it
+                value = steps[t][4]
+                delta = reward + self.gamma * next_value - value
+                advantage = delta + self.gamma * self.lam * advantage
+                out.append((*steps[t][:4], advantage, advantage + value))
+                next_value, reward = value, 0.0
+            out.reverse()
+            self.done.append(((*order, seat), out))
 
     def take(self) -> list[tuple]:
-        """The finished decisions so far (and forget them)."""
-        done, self.done = self.done, []
-        return done
+        """The finished decisions so far, in a deterministic order (and forget them)."""
+        done, self.done = sorted(self.done, key=lambda item: item[0]), []
+        return [step for _, steps in done for step in steps]
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
@@ -129,11 +137,12 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     # -- seeding
     rng = np.random.default_rng(cfg.seed)
     torch.manual_seed(cfg.seed)
-    sampler = torch.Generator().manual_seed(cfg.seed)
 
-    # -- games, network, optimiser (and a checkpoint to continue from)
-    games = VectorGames(cfg.num_games, rules=game.rules)
-    net = build_network(games.observation_size, games.num_actions, list(cfg.net_arch))
+    # -- collectors (the games, split over the table sizes and the worker processes), network, optimiser
+    sizes = cfg.player_counts
+    workers = cfg.collector_workers
+    probe = VectorGames(1, rules=game.rules)
+    net = build_network(probe.observation_size, probe.num_actions, list(cfg.net_arch))
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     if resume is not None:
@@ -145,38 +154,42 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         optimiser.load_state_dict(state["optimiser"])
         steps = int(state["steps"])
         rng = np.random.default_rng([cfg.seed, steps])
-        sampler.manual_seed(cfg.seed + steps)
-
-    # -- the league: rule-based opponents and frozen snapshots of the learner
-    baselines = [(spec, w) for spec, w in cfg.opponents.items() if spec != "self" and w > 0]
-    pool = [load_agent(spec, game, seed=cfg.seed + i) for i, (spec, _) in enumerate(baselines)]
-    weights = [w for _, w in baselines]
-    snapshots: list[PolicyAgent] = []
-    n = games.num_players
-    roles = np.full((cfg.num_games, n), -1, dtype=np.int64)  # -1: the learner; k: opponent k of the pool
+    make = CollectorProcess if workers else LocalCollector
+    collectors = [make(cfg, j, share) for j, share in enumerate(split_games(cfg, max(workers, 1)))]
+    # one sampling generator per collector: the actions do not depend on which worker answers first
+    samplers = [torch.Generator().manual_seed(cfg.seed * 1000 + j + steps) for j in range(len(collectors))]
+    snapshots: list = []
 
     def export(evaluation: dict | None = None):
         linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
-        return policy_file_from_linears(linears, game, steps, evaluation, cfg.to_dict())
+        return policy_file_from_linears(linears, game, steps, evaluation, cfg.to_dict(), table_sizes=sizes)
 
-    def opponents() -> tuple[list, np.ndarray]:
-        agents_ = pool + snapshots
-        per_snapshot = [cfg.opponents.get("self", 0.0) / len(snapshots)] * len(snapshots) if snapshots else []
-        w = np.array(weights + per_snapshot, dtype=float)
-        return agents_, w / w.sum()
+    def evaluate(seed: int) -> dict:
+        agent = PolicyAgent(export(), deterministic=True, seed=0)
+        result = {}
+        for n in sizes:  # the home table's rows keep the plain opponent names; the others say their size
+            at = Game(cfg.variant, n, **cfg.rule_options)
+            for opp, r in stats.evaluate_policy(lambda i: agent, at, cfg.eval_games, seed).items():
+                result[opp if n == cfg.num_players else f"{opp}@{n}p"] = r
+        return result
 
-    def deal_roles(i: int) -> None:
-        if rng.random() < cfg.self_play_games:
-            roles[i] = -1
-            return
-        agents_, p = opponents()
-        roles[i] = rng.choice(len(agents_), size=n, p=p)
-        roles[i, rng.integers(n)] = -1
+    def answer(j: int, request) -> np.ndarray:
+        """Sample the learner's actions for a collector's request and record them in the trajectories."""
+        if not len(request.keys):
+            return np.zeros(0, dtype=np.int64)
+        with torch.no_grad():
+            logits, values = net(torch.from_numpy(request.obs), torch.from_numpy(request.mask))
+            chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=samplers[j]).squeeze(-1)
+            logps = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
+        chosen_, logps_, values_ = chosen.tolist(), logps.tolist(), values.tolist()
+        for r, (t, i, seat) in enumerate(request.keys.tolist()):
+            trajectories.add((j, t, i, seat), request.obs[r], request.mask[r], chosen_[r], logps_[r], values_[r])
+        return chosen.numpy()
 
-    seat, obs, mask = games.reset(seed=cfg.seed + steps)
-    for i in range(cfg.num_games):
-        deal_roles(i)
     trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
+    held: dict[int, object] = {}   # collector -> its request waiting for the learner's answer
+    in_flight: set[int] = set()    # collectors stepping their games
+    counts = [0] * len(collectors)  # batched steps per collector, all time (orders finished games)
     eval_path = os.path.join(run_dir, "eval.csv")
     log_path = os.path.join(run_dir, "progress.csv")
     next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
@@ -185,94 +198,138 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                    enabled=progress, interval=progress_interval, stream=progress_stream)
     start = time.perf_counter()
     done_at_start = steps
-    actions = np.zeros(cfg.num_games, dtype=np.int64)
+    stop = StopRequest()  # the first Ctrl-C stops after the current batched step, a second at once
+    board = _tensorboard(os.path.join(run_dir, "tb"))
+
+    def receive(j: int) -> None:
+        request = collectors[j].result()
+        in_flight.discard(j)
+        for t, i, rewards in request.finished:
+            trajectories.finish((j, counts[j], t, i), (j, t, i), rewards)
+        held[j] = request
 
     try:
-        while steps < cfg.total_timesteps:
+        stop.__enter__()
+        for j, c in enumerate(collectors):
+            c.submit("reset", cfg.seed + steps + 10_000_000 * j, steps)
+        for j in range(len(collectors)):
+            receive(j)
+        while steps < cfg.total_timesteps and not stop.requested:
             if cfg.time_limit_minutes and time.perf_counter() - start > 60 * cfg.time_limit_minutes:
                 break
-            # -- collect: n_steps batched steps, one forward pass for every learner seat deciding
-            for _ in range(cfg.n_steps):
-                role = roles[np.arange(cfg.num_games), seat]
-                rows = np.flatnonzero(role == -1)
-                if len(rows):
-                    with torch.no_grad():
-                        logits, values = net(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
-                        chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=sampler).squeeze(-1)
-                        logps = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
-                    actions[rows] = chosen.numpy()
-                    for r, i in enumerate(rows):
-                        trajectories.add(int(i), int(seat[i]), obs[i], mask[i], int(chosen[r]), float(logps[r]),
-                                         float(values[r]))
-                agents_ = pool + snapshots
-                for i in np.flatnonzero(role != -1):
-                    actions[i] = agents_[role[i]].act(obs[i], mask[i])
-                seat, obs, mask, rewards, terminated, truncated = games.step(actions)
-                for i in np.flatnonzero(terminated | truncated):
-                    trajectories.finish(int(i), rewards[i])
-                    deal_roles(int(i))
+            # -- collect: n_steps batched steps per collector; the learner answers whichever is ready
+            budget = [cfg.n_steps] * len(collectors)
+            while True:
+                for j in sorted(held):
+                    if budget[j] and not stop.requested:
+                        collectors[j].submit("step", answer(j, held.pop(j)))
+                        in_flight.add(j)
+                        budget[j] -= 1
+                        counts[j] += 1
+                if not in_flight:
+                    break
+                ready = set(in_flight)
+                if workers:  # block until at least one worker has stepped its games
+                    ready_conns = mp_wait([collectors[j].conn for j in in_flight])
+                    ready = {j for j in in_flight if collectors[j].conn in ready_conns}
+                for j in sorted(ready):
+                    receive(j)
 
             # -- learn from every finished trajectory
             batch = trajectories.take()
             if not batch:
                 continue
-            b_obs = torch.from_numpy(np.stack([t[0] for t in batch]))
-            b_mask = torch.from_numpy(np.stack([t[1] for t in batch]))
-            b_act = torch.tensor([t[2] for t in batch])
-            b_logp = torch.tensor([t[3] for t in batch], dtype=torch.float32)
-            b_adv = torch.tensor([t[4] for t in batch], dtype=torch.float32)
-            b_ret = torch.tensor([t[5] for t in batch], dtype=torch.float32)
-            order = np.arange(len(batch))
-            for _ in range(cfg.n_epochs):
-                rng.shuffle(order)
-                for lo in range(0, len(order), cfg.batch_size):
-                    mb = torch.from_numpy(order[lo:lo + cfg.batch_size])
-                    logits, value = net(b_obs[mb], b_mask[mb])
-                    logp_all = torch.log_softmax(logits, -1)
-                    logp = logp_all.gather(1, b_act[mb][:, None]).squeeze(-1)
-                    ratio = torch.exp(logp - b_logp[mb])
-                    adv = b_adv[mb]
-                    adv = (adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)
-                    pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
-                    v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
-                    probs = logp_all.exp()
-                    entropy = -(probs * logp_all.clamp(min=-1e8)).sum(-1).mean()
-                    loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy
-                    optimiser.zero_grad()
-                    loss.backward()
-                    torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
-                    optimiser.step()
+            pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng)
             steps += len(batch)
             bar.set(min(steps, cfg.total_timesteps))
-            _log(log_path, steps, time.perf_counter() - start, pg_loss.item(), v_loss.item(), entropy.item())
+            seconds = time.perf_counter() - start
+            _log(log_path, steps, seconds, pg_loss, v_loss, entropy)
+            if board is not None:
+                for tag, value in (("loss/policy", pg_loss), ("loss/value", v_loss), ("policy/entropy", entropy),
+                                   ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
+                    board.add_scalar(tag, value, steps)
 
             # -- snapshots, evaluation, checkpoints on schedule
             if steps >= next_snapshot:
                 next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
-                frozen = PolicyAgent(export(), deterministic=False, seed=cfg.seed + steps)
-                atomic.save_policy(frozen.policy, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
+                frozen = export()
+                atomic.save_policy(frozen, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
                 snapshots.append(frozen)
                 del snapshots[:-cfg.max_snapshots]
+                for c in collectors:
+                    c.send_snapshots(snapshots, cfg.seed + steps)
             if steps >= next_eval:
                 next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
-                agent = PolicyAgent(export(), deterministic=True, seed=0)
-                checkpoints.append_eval(eval_path, steps, stats.evaluate_policy(lambda i: agent, game, cfg.eval_games, cfg.seed + 10_000))
+                result = evaluate(cfg.seed + 10_000)
+                checkpoints.append_eval(eval_path, steps, result)
+                if board is not None:
+                    for opp, r in result.items():
+                        board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
                 _save(net, optimiser, steps, ckpt_path)
+    except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
+        stop.requested = True
     finally:
+        stop.__exit__()
         bar.close()
+        for c in collectors:
+            c.close()
+        if board is not None:
+            board.close()
+    interrupted = stop.requested
     seconds = time.perf_counter() - start
     _save(net, optimiser, steps, ckpt_path)
 
-    # -- export and final evaluation
-    final = PolicyAgent(export(), deterministic=True, seed=0)
-    evaluation = stats.evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
-    checkpoints.append_eval(eval_path, steps, evaluation)
-    final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
+    # -- export and final evaluation (skipped after Ctrl-C: the user wants the prompt back)
+    evaluation = {} if interrupted else evaluate(cfg.seed + 20_000)
+    if evaluation:
+        checkpoints.append_eval(eval_path, steps, evaluation)
+    final = PolicyAgent(export(evaluation), deterministic=True, seed=0)
     atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))
     return {"run_dir": run_dir, "timesteps": steps, "trained_timesteps": steps - done_at_start,
             "planned_timesteps": cfg.total_timesteps, "seconds": seconds,
             "samples_per_second": (steps - done_at_start) / seconds if seconds else 0.0,
-            "evaluation": evaluation, "interrupted": False, "checkpoint": ckpt_path}
+            "evaluation": evaluation, "interrupted": interrupted, "checkpoint": ckpt_path}
+
+
+def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random.Generator):
+    """PPO epochs over one batch of finished decisions; returns the last minibatch's losses and entropy."""
+    import torch
+
+    b_obs = torch.from_numpy(np.stack([t[0] for t in batch]))
+    b_mask = torch.from_numpy(np.stack([t[1] for t in batch]))
+    b_act = torch.tensor([t[2] for t in batch])
+    b_logp = torch.tensor([t[3] for t in batch], dtype=torch.float32)
+    b_adv = torch.tensor([t[4] for t in batch], dtype=torch.float32)
+    b_ret = torch.tensor([t[5] for t in batch], dtype=torch.float32)
+    order = np.arange(len(batch))
+    for _ in range(cfg.n_epochs):
+        rng.shuffle(order)
+        for lo in range(0, len(order), cfg.batch_size):
+            mb = torch.from_numpy(order[lo:lo + cfg.batch_size])
+            logits, value = net(b_obs[mb], b_mask[mb])
+            logp_all = torch.log_softmax(logits, -1)
+            logp = logp_all.gather(1, b_act[mb][:, None]).squeeze(-1)
+            ratio = torch.exp(logp - b_logp[mb])
+            adv = b_adv[mb]
+            adv = (adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
+            v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
+            entropy = -(logp_all.exp() * logp_all.clamp(min=-1e8)).sum(-1).mean()
+            loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy
+            optimiser.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            optimiser.step()
+    return pg_loss.item(), v_loss.item(), entropy.item()
+
+
+def _tensorboard(path: str):
+    """A TensorBoard writer into ``path``, or None when the tensorboard package is not installed."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(path)
 
 
 def _save(net, optimiser, steps: int, path: str) -> None:

@@ -18,13 +18,11 @@ command that resumes. ``--resume`` falls back to the newest complete ``step_<N>.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import shlex
 import signal
-import threading
 import time
 
 import yaml
@@ -39,7 +37,7 @@ from .config import ConfigError, TrainConfig
 from .errors import UsageError
 from .evaluation import stats
 from .export import policy_file_from_model
-from .progress import DEFAULT_INTERVAL, Progress
+from .progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 EXIT_INTERRUPTED = 130
 
@@ -147,7 +145,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
 
     eval_path = os.path.join(run_dir, "eval.csv")
     start = time.perf_counter()
-    stop = _StopRequest()
+    stop = StopRequest()
 
     def snapshot(deterministic: bool, seed: int) -> PolicyAgent:
         return PolicyAgent(policy_file_from_model(model, game, model.num_timesteps), deterministic, seed)
@@ -231,33 +229,6 @@ def _make_env(**kwargs):
         # unable to finish the step it is in, close the environments or save cleanly
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     return UnoEnv(**kwargs)
-
-
-class _StopRequest:
-    """While entered (in the main thread): the first Ctrl-C sets ``requested``, a second raises KeyboardInterrupt."""
-
-    def __init__(self):
-        self.requested = False
-        self.previous = None
-
-    def _handle(self, signum, frame) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        # os.write, not print: a signal handler may run in the middle of another write to the same stream
-        with contextlib.suppress(OSError):
-            os.write(2, b"\ntrain: stopping after this step to save a checkpoint and the policy "
-                        b"(Ctrl-C again to stop at once)\n")
-
-    def __enter__(self) -> "_StopRequest":
-        if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
-            self.previous = None
 
 
 def _close_envs(envs, graceful: bool) -> None:

@@ -7,7 +7,11 @@ seconds instead, and once more at the end.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import threading
 import time
 
 DEFAULT_INTERVAL = 30.0
@@ -103,3 +107,30 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class StopRequest:
+    """While entered (in the main thread): the first Ctrl-C sets ``requested``, a second raises KeyboardInterrupt."""
+
+    def __init__(self):
+        self.requested = False
+        self.previous = None
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        # os.write, not print: a signal handler may run in the middle of another write to the same stream
+        with contextlib.suppress(OSError):
+            os.write(2, b"\ntrain: stopping after this step to save a checkpoint and the policy "
+                        b"(Ctrl-C again to stop at once)\n")
+
+    def __enter__(self) -> "StopRequest":
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None

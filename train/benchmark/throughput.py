@@ -293,15 +293,24 @@ def add_parser(sub) -> None:
                        description="Games and decisions per second of this engine and its environments, side by "
                                    "side with RLCard's UNO in one run (interleaved), under a policy matched to "
                                    "RLCard's random agent; 'split' shows where the engine's time per game goes.")
-    p.add_argument("target", choices=["engine", "env", "split"],
+    p.add_argument("target", choices=["engine", "env", "split", "train"],
                    help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
                         "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
-                        "engine's time per game goes")
+                        "engine's time per game goes; train: learning samples/s of the native PPO "
+                        "against the SB3 path")
     p.add_argument("--seconds", type=positive_float, default=5.0, help="measuring time per contender")
     p.add_argument("--players", type=positive_int, nargs="+", default=[2, 4], help="player counts to measure")
     p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
     p.add_argument("--policy", choices=POLICIES, default="matched",
                    help="matched: RLCard's random agent's choices; uniform: any legal id")
+    p.add_argument("--net", type=positive_int, nargs="+", default=[256, 256],
+                   help="train: hidden layer sizes of both trainers' networks (default: 256 256)")
+    p.add_argument("--native-steps", type=positive_int, default=300_000,
+                   help="train: decisions per native PPO slice (default: %(default)s)")
+    p.add_argument("--sb3-steps", type=positive_int, default=16_384,
+                   help="train: decisions per SB3 slice, rounded up to whole rollouts (default: %(default)s)")
+    p.add_argument("--rounds", type=positive_int, default=3,
+                   help="train: interleaved rounds of one slice per trainer (default: %(default)s)")
     p.set_defaults(run=run)
 
 
@@ -309,6 +318,14 @@ def run(args) -> int:
     """Run the measurements and print a table."""
     for players in args.players:  # bad input is refused before any table is printed
         Game(args.variant, num_players=players)
+    if args.target == "train":
+        from . import learning
+
+        for players in args.players:
+            rows = learning.measure(args.variant, players, list(args.net), args.native_steps, args.sb3_steps,
+                                    args.rounds)
+            learning.print_table(rows, args.variant, players, list(args.net))
+        return 0
     if args.target == "split":
         for players in args.players:
             _print_split(args.variant, players, max(1, int(args.seconds * 600)), args.policy)

@@ -1,0 +1,83 @@
+"""``uno-env bench train``: learning samples/s of the native PPO and the SB3 path, side by side.
+
+A learning sample is one decision the trainer learned from: collection, opponents' moves and the
+PPO updates all count in its time. Both trainers get the same variant, player count, network,
+epochs, minibatch size, opponent pool and learning rate; each runs a fixed number of decisions per
+slice (whole rollouts, so the SB3 path never counts collected-but-unlearned steps), with evaluation
+and snapshots switched off, and the slices of all contenders alternate for ``--rounds`` rounds so a
+busy machine slows every contender alike. The native PPO is measured twice: with the SB3 path's
+league (one learner seat per game, rule-based opponents and snapshots in the others: the same work
+per game), and with every seat of every game learning (its self-play mode: no rule-based opponents
+to run, and every decision is a sample). The SB3 path is measured twice: with its default
+``SubprocVecEnv`` over ``n_envs = 8`` worker processes, and with one process (``DummyVecEnv``),
+which is faster on a 2-core machine; the ratio is taken against the faster of the two.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+
+from ..config import TrainConfig
+
+#: Settings every contender shares (the league and PPO knobs the trainers have in common).
+SHARED = dict(n_epochs=4, batch_size=256, learning_rate=3e-4, eval_every=10**9, eval_games=1,
+              snapshot_every=10**9, self_play_games=0.0,
+              opponents={"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
+
+
+def contenders(variant: str, players: int, net: list[int]) -> list[tuple[str, dict]]:
+    """(label, config overrides) of every trainer measured."""
+    base = dict(variant=variant, num_players=players, net_arch=net, **SHARED)
+    return [
+        ("native ppo, sb3's league (num_games=128)", dict(base, algo="ppo", num_games=128, n_steps=64)),
+        ("native ppo, every seat learning", dict(base, algo="ppo", num_games=128, n_steps=64, self_play_games=1.0)),
+        ("sb3 MaskablePPO (n_envs=8, subprocesses)", dict(base, algo="sb3", n_envs=8, n_steps=256)),
+        ("sb3 MaskablePPO (n_envs=1, one process)", dict(base, algo="sb3", n_envs=1, n_steps=2048)),
+    ]
+
+
+def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[int, float]:
+    """Train one fresh run of about ``steps`` decisions; returns (decisions learned from, seconds)."""
+    cfg = TrainConfig.from_dict({**overrides, "total_timesteps": steps, "out_dir": out_dir,
+                                 "run_name": f"slice{index}", "seed": index})
+    with contextlib.redirect_stdout(io.StringIO()):  # the trainers' notes would break the table
+        if cfg.algo == "ppo":
+            from .. import native_ppo
+
+            summary = native_ppo.train(cfg, progress=False)
+        else:
+            from .. import ppo
+
+            summary = ppo.train(cfg, progress=False)
+    return summary["trained_timesteps"], summary["seconds"]
+
+
+def measure(variant: str, players: int, net: list[int], native_steps: int, sb3_steps: int,
+            rounds: int) -> list[dict]:
+    """Rows of label, decisions learned, seconds and samples/s, the contenders' slices interleaved."""
+    entries = contenders(variant, players, net)
+    totals = {label: [0, 0.0] for label, _ in entries}
+    with tempfile.TemporaryDirectory(prefix="uno-bench-train-") as tmp:
+        index = 0
+        for _ in range(rounds):
+            for label, overrides in entries:
+                steps = native_steps if overrides["algo"] == "ppo" else sb3_steps
+                learned, seconds = run_slice(overrides, steps, os.path.join(tmp, str(index)), index)
+                totals[label][0] += learned
+                totals[label][1] += seconds
+                index += 1
+    return [{"name": label, "samples": s, "seconds": t, "rate": s / t if t else 0.0}
+            for label, (s, t) in totals.items()]
+
+
+def print_table(rows: list[dict], variant: str, players: int, net: list[int]) -> None:
+    """The measurements with each trainer's ratio to the fastest SB3 contender."""
+    reference = max((r for r in rows if r["name"].startswith("sb3")), key=lambda r: r["rate"])
+    print(f"{variant} {players}p, network {net}, slices interleaved; learning samples/s = decisions learned "
+          "from per second, updates included")
+    print(f"{'trainer':<44}{'samples':>10}{'seconds':>9}{'samples/s':>11}{'vs best sb3':>13}")
+    for r in rows:
+        print(f"{r['name']:<44}{r['samples']:>10,}{r['seconds']:>9.1f}{r['rate']:>11,.0f}"
+              f"{r['rate'] / reference['rate']:>12.1f}x")
