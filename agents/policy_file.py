@@ -103,6 +103,8 @@ class PolicyFile:
         relaxable = []
         if strict_rules:
             sizes = m.get("table_sizes") or [m.get("num_players")]
+            if not isinstance(sizes, list):
+                raise PolicyFileError(f"table_sizes {sizes!r} in the policy's metadata must be a list of player counts")
             if game.num_players not in sizes:
                 relaxable.append(f"{'/'.join(map(str, sizes))} players (the game has {game.num_players})")
             if m.get("rule_options", {}) != _jsonable(game.rules.changed_options()):
@@ -135,7 +137,8 @@ class PolicyAgent:
         """Unmasked action logits for one observation (or a batch)."""
         h = np.asarray(observation, dtype=np.float32)
         w = self.policy.weights
-        h = h[..., :w[0].shape[0]]  # a layout-1 policy reads the prefix of today's observation
+        if self.policy.metadata.get("observation_layout_version") == 1:
+            h = h[..., :w[0].shape[0]]  # a layout-1 policy reads the prefix of today's observation
         last = len(w) // 2 - 1
         for i in range(last):
             h = self.activation(h @ w[2 * i] + w[2 * i + 1])

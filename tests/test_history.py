@@ -136,3 +136,13 @@ def test_a_layout_1_policy_reads_the_prefix_of_todays_observation(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps({**meta, "observation_layout_version": 7}))
     with pytest.raises(agents.policy_file.PolicyFileError, match="layout version 7.*reads 1, 2"):
         agents.load(str(tmp_path / "old"), game)
+
+
+def test_a_card_found_and_played_inside_a_draw_counts_as_placed():
+    game = uno_env.Game("classic", num_players=2, draw_rule="draw_until_playable")
+    enc = ObservationEncoder(game)
+    s = game.state_from_spec({"discard": ["R7"], "hands": [["G3", "B9"], ["Y1", "Y2"]],
+                              "draw_pile": ["Y3", "R5", "G9"]})  # first = top
+    game.step(s, "draw")  # Y3 is not playable; R5 is, and is played inside the same decision (HR-5)
+    assert history(enc, s, 1, 1) == {"voids": [], "last": RED, "one_card": False, "two_cards": False}
+

@@ -23,7 +23,7 @@ import train.evaluation.tournament as tournament
 from train import atomic
 from train.cli import main
 from train.config import ConfigError, TrainConfig
-from train.progress import Progress, format_duration
+from train.progress import Progress, StopRequest, format_duration
 from train.evaluation.report import _unique_names
 from train.evaluation.tournament import STREAM_FILE, TournamentError, run_tournament
 from uno_env import Game, RuleSet
@@ -177,7 +177,7 @@ def test_ctrl_c_saves_a_checkpoint_and_the_policy_and_says_how_to_resume(tmp_pat
     assert f"uno-env train --config {config} --resume {run / 'checkpoints'}" in captured.out
     assert "(interrupted: not evaluated)" in captured.out and "stopping after this step" in captured.err
     assert all(done <= total for done, total in _counts(captured.out)) and "stopped after" in captured.out
-    assert signal.getsignal(signal.SIGINT) is not None and ppo._StopRequest().previous is None
+    assert signal.getsignal(signal.SIGINT) is not None and StopRequest().previous is None
 
     cfg = TrainConfig.from_yaml(config)
     resumed = real_train(cfg, resume=str(run / "checkpoints"), progress=False)

@@ -10,7 +10,7 @@ from train.config import ConfigError, TrainConfig
 from train.evaluation.stats import head_to_head
 from uno_env import Game
 
-TINY = dict(algo="ppo", total_timesteps=12_000, num_games=32, n_steps=64, batch_size=256, n_epochs=4,
+TINY = dict(algo="ppo", gamma=1.0, total_timesteps=12_000, num_games=32, n_steps=64, batch_size=256, n_epochs=4,
             net_arch=[64, 64], snapshot_every=4_000, eval_every=100_000, eval_games=20, run_name="native")
 
 
@@ -121,3 +121,16 @@ def test_collector_worker_processes_give_the_same_run_every_time(tmp_path):
     weights = [load_agent(r["run_dir"] + "/policy", Game()).policy.weights for r in runs]
     assert runs[0]["timesteps"] == runs[1]["timesteps"] >= 2_000
     assert all(np.array_equal(x, y) for x, y in zip(*weights))
+
+
+def test_resume_refuses_another_runs_directory_and_a_run_without_a_native_checkpoint(tmp_path):
+    first = native_ppo.train(_cfg(tmp_path, total_timesteps=1_000, eval_games=2), progress=False)
+    with pytest.raises(ConfigError, match="that is the run in"):
+        native_ppo.train(_cfg(tmp_path, run_name="other", total_timesteps=2_000), resume=first["run_dir"],
+                         progress=False)
+    (tmp_path / "runs" / "empty" / "checkpoints").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="no native PPO checkpoint"):
+        native_ppo.train(_cfg(tmp_path, run_name="empty"), resume=str(tmp_path / "runs" / "empty"), progress=False)
+    with pytest.raises(ConfigError, match="does not fit this config's network"):
+        native_ppo.train(_cfg(tmp_path, net_arch=[8], total_timesteps=2_000), resume=first["run_dir"],
+                         progress=False)

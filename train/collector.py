@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import signal
+import threading
+import traceback
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +37,7 @@ class Request:
     keys: np.ndarray                      # (R, 3) int64: table, game, seat
     obs: np.ndarray                       # (R, D) float32 (a copy: it outlives the next step)
     mask: np.ndarray                      # (R, A) int8
-    finished: list = field(default_factory=list)  # (table, game, per-seat rewards) of games that just ended
+    finished: list = field(default_factory=list)  # (table, game, per-seat rewards, truncated) of games that ended
 
 
 class _Table:
@@ -93,7 +95,7 @@ class Collector:
                 table.actions[i] = agents_[role[i]].act(table.obs[i], table.mask[i])
             table.seat, table.obs, table.mask, rewards, terminated, truncated = table.games.step(table.actions)
             for i in np.flatnonzero(terminated | truncated).tolist():
-                finished.append((t, i, rewards[i].tolist()))
+                finished.append((t, i, rewards[i].tolist(), bool(truncated[i])))
                 self._deal_roles(table, i)
         return self._request(finished)
 
@@ -156,7 +158,15 @@ class CollectorProcess:
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_serve, args=(child, cfg.to_dict(), index, share), daemon=True,
                                    name=f"uno-collector-{index}")
-        self.process.start()
+        # started with Ctrl-C ignored (a spawned interpreter keeps an ignored SIGINT ignored): a Ctrl-C
+        # while it imports must not kill it; the learner handles Ctrl-C and stops the workers itself
+        ignoring = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
+        try:
+            self.process.start()
+        finally:
+            if ignoring:
+                signal.signal(signal.SIGINT, previous)
         child.close()
 
     def submit(self, command: str, *args) -> None:
@@ -164,10 +174,13 @@ class CollectorProcess:
         self.conn.send((command, args))
 
     def result(self) -> Request:
-        """The worker's reply to the last command (re-raises its error)."""
-        reply = self.conn.recv()
-        if isinstance(reply, BaseException):
-            raise reply
+        """The worker's reply to the last command (its error, with the worker's traceback, is raised here)."""
+        try:
+            reply = self.conn.recv()
+        except EOFError:
+            raise RuntimeError(f"collector worker {self.process.name} exited (code {self.process.exitcode})") from None
+        if isinstance(reply, str):
+            raise RuntimeError(f"collector worker {self.process.name} failed:\n{reply}")
         return reply
 
     def send_snapshots(self, policies: list[PolicyFile], seed: int) -> None:
@@ -189,6 +202,7 @@ class CollectorProcess:
 def _serve(conn, cfg_dict: dict, index: int, share: list[int]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
     collector = Collector(TrainConfig.from_dict(cfg_dict), index, share)
+    failure = None  # a traceback (text: any exception pickles as text) owed as the next reply
     while True:
         try:
             command, args = conn.recv()
@@ -198,8 +212,9 @@ def _serve(conn, cfg_dict: dict, index: int, share: list[int]) -> None:
             return
         try:
             result = getattr(collector, command)(*args)
-        except Exception as exc:  # the learner re-raises it
-            conn.send(exc)
+        except Exception:
+            failure = traceback.format_exc()
+        if command == "set_snapshots":  # no reply: a failure is reported with the next step's
             continue
-        if command != "set_snapshots":
-            conn.send(result)
+        conn.send(failure if failure is not None else result)
+        failure = None

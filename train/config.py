@@ -40,6 +40,10 @@ class TrainConfig:
     collector_workers: int = 0
     """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
     answers the others (0: everything in the learner's process). One per spare core; see README."""
+    truncation_reward: float = -1.0
+    """(ppo) What every seat of a game cut at the engine's ``max_steps`` learns as its reward. A voluntary
+    draw is always legal, so a learner losing to strong opponents could prefer stalling (0) to losing
+    (-1); -1 makes a stalled game a loss for all."""
     self_play_games: float = 0.5
     """(ppo) Share of new games in which every seat is the learner; in the others one seat is, and the
     rest are drawn from ``opponents``."""
@@ -52,7 +56,9 @@ class TrainConfig:
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
-    """Discount factor (a game is ~30-100 learner decisions and pays only at the end)."""
+    """Discount factor (a game is ~30-100 learner decisions and pays only at the end). Below 1, a later
+    loss costs less than an early one, which teaches a learner facing strong opponents to stall by
+    drawing; the native configs use 1.0 (games end anyway: ``max_steps``, ``truncation_reward``)."""
     gae_lambda: float = 0.95
     """GAE smoothing."""
     clip_range: float = 0.2

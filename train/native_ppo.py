@@ -32,7 +32,7 @@ from multiprocessing.connection import wait as mp_wait
 import numpy as np
 import yaml
 
-from agents.policy_file import PolicyAgent
+from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
 from uno_env.vector import VectorGames
 
@@ -125,6 +125,14 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     # -- the run directory and the resolved config beside it
     run_dir = os.path.join(cfg.out_dir, cfg.name)
     ckpt_path = os.path.join(run_dir, "checkpoints", CHECKPOINT)
+    if resume is not None:  # a run directory, its checkpoints/ or the native.pt in it: this config's run only
+        if os.path.realpath(checkpoints.run_dir_of(resume)) != os.path.realpath(run_dir):
+            raise ConfigError(f"--resume {resume}: that is the run in {checkpoints.run_dir_of(resume)}, but this "
+                              f"config trains {run_dir}; resume without --config (the run's own config.yaml is "
+                              "used) or with the config that started it")
+        if not os.path.exists(ckpt_path):
+            raise ConfigError(f"--resume {resume}: no native PPO checkpoint at {ckpt_path} (an SB3 run keeps "
+                              "step_<N>.zip checkpoints and resumes with algo: sb3)")
     if resume is None and os.path.exists(ckpt_path):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume {run_dir}, or train "
                           "into another run_name or --out-dir, or start it over with --fresh")
@@ -145,20 +153,23 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     net = build_network(probe.observation_size, probe.num_actions, list(cfg.net_arch))
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
-    if resume is not None:
-        saved = resume if resume.endswith(".pt") else ckpt_path
-        if not os.path.exists(saved):
-            raise ConfigError(f"--resume: no native checkpoint at {saved}")
-        state = torch.load(saved, map_location="cpu", weights_only=True)  # tensors and numbers only
-        net.load_state_dict(state["net"])
-        optimiser.load_state_dict(state["optimiser"])
-        steps = int(state["steps"])
-        rng = np.random.default_rng([cfg.seed, steps])
-    make = CollectorProcess if workers else LocalCollector
-    collectors = [make(cfg, j, share) for j, share in enumerate(split_games(cfg, max(workers, 1)))]
-    # one sampling generator per collector: the actions do not depend on which worker answers first
-    samplers = [torch.Generator().manual_seed(cfg.seed * 1000 + j + steps) for j in range(len(collectors))]
     snapshots: list = []
+    if resume is not None:
+        try:
+            state = torch.load(ckpt_path, map_location="cpu", weights_only=True)  # tensors and numbers only
+            net.load_state_dict(state["net"])
+            optimiser.load_state_dict(state["optimiser"])
+            steps = int(state["steps"])
+        except (RuntimeError, KeyError, ValueError, EOFError, OSError) as exc:
+            raise ConfigError(f"--resume {resume}: {ckpt_path} does not fit this config's network "
+                              f"(net_arch {cfg.net_arch}, {probe.observation_size} observation floats, "
+                              f"{probe.num_actions} actions) or is damaged: {str(exc).splitlines()[0]}") from None
+        rng = np.random.default_rng([cfg.seed, steps])
+        # the pool as it was at that step
+        snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
+    # one sampling generator per collector: the actions do not depend on which worker answers first
+    samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, steps]).generate_state(1)[0]))
+                for j in range(len(split_games(cfg, max(workers, 1))))]
 
     def export(evaluation: dict | None = None):
         linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
@@ -189,7 +200,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
     held: dict[int, object] = {}   # collector -> its request waiting for the learner's answer
     in_flight: set[int] = set()    # collectors stepping their games
-    counts = [0] * len(collectors)  # batched steps per collector, all time (orders finished games)
+    counts = [0] * len(samplers)   # batched steps per collector, all time (orders finished games)
     eval_path = os.path.join(run_dir, "eval.csv")
     log_path = os.path.join(run_dir, "progress.csv")
     next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
@@ -204,12 +215,20 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     def receive(j: int) -> None:
         request = collectors[j].result()
         in_flight.discard(j)
-        for t, i, rewards in request.finished:
+        for t, i, rewards, truncated in request.finished:
+            if truncated:  # a game cut at max_steps: a loss for every seat, so stalling never pays
+                rewards = [cfg.truncation_reward] * len(rewards)
             trajectories.finish((j, counts[j], t, i), (j, t, i), rewards)
         held[j] = request
 
+    collectors: list = []
     try:
         stop.__enter__()
+        make = CollectorProcess if workers else LocalCollector
+        collectors += [make(cfg, j, share) for j, share in enumerate(split_games(cfg, max(workers, 1)))]
+        if snapshots:
+            for c in collectors:
+                c.send_snapshots(snapshots, cfg.seed + steps)
         for j, c in enumerate(collectors):
             c.submit("reset", cfg.seed + steps + 10_000_000 * j, steps)
         for j in range(len(collectors)):
@@ -280,7 +299,12 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     _save(net, optimiser, steps, ckpt_path)
 
     # -- export and final evaluation (skipped after Ctrl-C: the user wants the prompt back)
-    evaluation = {} if interrupted else evaluate(cfg.seed + 20_000)
+    evaluation = {}
+    if not interrupted:
+        try:
+            evaluation = evaluate(cfg.seed + 20_000)
+        except KeyboardInterrupt:  # Ctrl-C during the evaluation: still export what was learned
+            interrupted = True
     if evaluation:
         checkpoints.append_eval(eval_path, steps, evaluation)
     final = PolicyAgent(export(evaluation), deterministic=True, seed=0)

@@ -310,8 +310,10 @@ class Game:
             self._reject(s, action, legal)
         s.legal = None
         phase = s.phase
-        seat, colour, side, round_index = s.current_seat, s.colour, s.side, s.round_index
+        side, round_index = s.side, s.round_index
         if phase is _TURN:  # the common decision, without the (Python-level) Enum hash of a dict lookup
+            if action == self.draw_id:  # public history: it drew on this colour (placements: turn.play_card)
+                s.voids[s.current_seat] |= 1 << s.colour
             self._on_turn(s, action, legal)
         else:
             self._handlers[phase](s, action, legal)
@@ -319,27 +321,12 @@ class Game:
             # a new deal, or Flip's other side (whose colours mean other cards): earlier evidence is void
             s.voids = [0] * s.num_players
             s.last_played = [-1] * s.num_players
-        else:
-            self._note_public_history(s, seat, phase, action, colour)
         s.steps += 1
         if not s.is_over and s.steps >= self.max_steps:
             s.truncated = True
             s.winner = turn.match_leader(self, s) if self.match else None
             turn.finish(s)
         return s
-
-    def _note_public_history(self, s: State, seat: int, phase: Phase, action: int, colour: int) -> None:
-        """Update what everyone saw ``seat`` do: the colour it placed, or a draw on ``colour`` (a void hint)."""
-        kind = action if action < self.num_kinds else action - self.layout.flex0
-        if 0 <= kind < self.num_kinds and (action < self.num_kinds or self.layout.flex0 >= 0):
-            if self.is_wild[kind]:
-                s.last_played[seat] = 4
-            else:
-                c = self.colour_of[kind]
-                s.last_played[seat] = c
-                s.voids[seat] &= ~(1 << c)
-        elif action == self.draw_id and phase is _TURN:
-            s.voids[seat] |= 1 << colour
 
     def _coerce_action(self, s: State, action: Any) -> int:
         if isinstance(action, str):
@@ -369,6 +356,7 @@ class Game:
             turn.play_card(self, s, p, a - self.layout.flex0, flex=True)
             return
         if self.multi_play and self._starts_multi_play(s, p, a):
+            turn.note_placement(self, s, p, a)
             s.ref_colour = s.colour
             s.hands[p][a] -= 1
             s.hand_size[p] -= 1
@@ -486,6 +474,7 @@ class Game:
         p = s.current_seat
         rank, placed = s.multi
         if a != self.layout.pass_:
+            turn.note_placement(self, s, p, a)
             s.hands[p][a] -= 1
             s.hand_size[p] -= 1
             s.discard.append(a)

@@ -56,8 +56,19 @@ def run(g, s) -> None:
 
 # --------------------------------------------------------------------------- placing cards
 
+def note_placement(g, s, p: int, kind: int) -> None:
+    """Public history: seat ``p`` placed a ``kind`` on the pile (its colour, or 4 for a wild; the colour is no longer void)."""
+    if g.is_wild[kind]:
+        s.last_played[p] = 4
+    else:
+        c = g.colour_of[kind]
+        s.last_played[p] = c
+        s.voids[p] &= ~(1 << c)
+
+
 def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = False) -> None:
     """Seat ``p`` places one card of ``kind`` from hand (``flex``: in Flex's FLEX mode) and it is resolved."""
+    note_placement(g, s, p, kind)
     s.ref_colour = s.colour
     s.flex_play = flex
     s.hands[p][kind] -= 1

@@ -2,9 +2,10 @@
 
 A learning sample is one decision the trainer learned from: collection, opponents' moves and the
 PPO updates all count in its time. Both trainers get the same variant, player count, network,
-epochs, minibatch size, opponent pool and learning rate; each runs a fixed number of decisions per
-slice (whole rollouts, so the SB3 path never counts collected-but-unlearned steps), with evaluation
-and snapshots switched off, and the slices of all contenders alternate for ``--rounds`` rounds so a
+epochs, minibatch size, opponents (random, greedy and heuristic; evaluation and snapshots are
+switched off, so no frozen learner joins the pool) and learning rate, and one torch thread each
+(the SB3 path's own setting); each runs a fixed number of decisions per slice (whole rollouts, so
+the SB3 path never counts collected-but-unlearned steps), and the slices of all contenders alternate for ``--rounds`` rounds so a
 busy machine slows every contender alike. The native PPO is measured twice: with the SB3 path's
 league (one learner seat per game, rule-based opponents and snapshots in the others: the same work
 per game), and with every seat of every game learning (its self-play mode: no rule-based opponents
@@ -42,6 +43,9 @@ def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[in
     """Train one fresh run of about ``steps`` decisions; returns (decisions learned from, seconds)."""
     cfg = TrainConfig.from_dict({**overrides, "total_timesteps": steps, "out_dir": out_dir,
                                  "run_name": f"slice{index}", "seed": index})
+    import torch
+
+    torch.set_num_threads(1)  # like with like: the SB3 path sets one thread for its whole process
     with contextlib.redirect_stdout(io.StringIO()):  # the trainers' notes would break the table
         if cfg.algo == "ppo":
             from .. import native_ppo
@@ -79,5 +83,9 @@ def print_table(rows: list[dict], variant: str, players: int, net: list[int]) ->
           "from per second, updates included")
     print(f"{'trainer':<44}{'samples':>10}{'seconds':>9}{'samples/s':>11}{'vs best sb3':>13}")
     for r in rows:
-        print(f"{r['name']:<44}{r['samples']:>10,}{r['seconds']:>9.1f}{r['rate']:>11,.0f}"
-              f"{r['rate'] / reference['rate']:>12.1f}x")
+        other_work = "every seat" in r["name"]
+        print(f"{r['name'] + (' *' if other_work else ''):<44}{r['samples']:>10,}{r['seconds']:>9.1f}"
+              f"{r['rate']:>11,.0f}{r['rate'] / reference['rate']:>12.1f}x")
+    if any("every seat" in r["name"] for r in rows):
+        print("* not the same work per game: no rule-based opponents to run, and every decision of every seat "
+              "is a sample")
