@@ -134,3 +134,22 @@ def test_resume_refuses_another_runs_directory_and_a_run_without_a_native_checkp
     with pytest.raises(ConfigError, match="does not fit this config's network"):
         native_ppo.train(_cfg(tmp_path, net_arch=[8], total_timesteps=2_000), resume=first["run_dir"],
                          progress=False)
+
+
+def test_collector_flags_games_cut_at_max_steps_and_trajectories_pay_their_reward(tmp_path):
+    from train.collector import Collector
+
+    cfg = _cfg(tmp_path, rule_options={"max_steps": 3}, self_play_games=1.0)
+    collector = Collector(cfg, 0, [4])
+    request = collector.reset(seed=0)
+    finished = []
+    for _ in range(3):
+        request = collector.step(np.array([np.flatnonzero(m)[0] for m in request.mask]))
+        finished += request.finished
+    assert len(finished) == 4 and all(truncated for *_, truncated in finished)
+    assert all(rewards == [0.0, 0.0] for _, _, rewards, _ in finished)  # the engine's own: no winner
+    trajectories = native_ppo.Trajectories(gamma=1.0, lam=1.0)
+    for step in range(3):
+        trajectories.add((0, 0, 0, step % 2), np.zeros(1), np.ones(1), 0, 0.0, 0.0)
+    trajectories.finish((0, 3, 0, 0), (0, 0, 0), [cfg.truncation_reward] * 2)
+    assert [round(t[5], 6) for t in trajectories.take()] == [-1.0, -1.0, -1.0]  # every seat's steps learn -1

@@ -33,6 +33,8 @@ def contenders(variant: str, players: int, net: list[int]) -> list[tuple[str, di
     base = dict(variant=variant, num_players=players, net_arch=net, **SHARED)
     return [
         ("native ppo, sb3's league (num_games=128)", dict(base, algo="ppo", num_games=128, n_steps=64)),
+        ("native ppo, sb3's league, 2 collector workers", dict(base, algo="ppo", num_games=128, n_steps=64,
+                                                              collector_workers=2)),
         ("native ppo, every seat learning", dict(base, algo="ppo", num_games=128, n_steps=64, self_play_games=1.0)),
         ("sb3 MaskablePPO (n_envs=8, subprocesses)", dict(base, algo="sb3", n_envs=8, n_steps=256)),
         ("sb3 MaskablePPO (n_envs=1, one process)", dict(base, algo="sb3", n_envs=1, n_steps=2048)),
@@ -81,10 +83,10 @@ def print_table(rows: list[dict], variant: str, players: int, net: list[int]) ->
     reference = max((r for r in rows if r["name"].startswith("sb3")), key=lambda r: r["rate"])
     print(f"{variant} {players}p, network {net}, slices interleaved; learning samples/s = decisions learned "
           "from per second, updates included")
-    print(f"{'trainer':<44}{'samples':>10}{'seconds':>9}{'samples/s':>11}{'vs best sb3':>13}")
+    print(f"{'trainer':<48}{'samples':>10}{'seconds':>9}{'samples/s':>11}{'vs best sb3':>13}")
     for r in rows:
         other_work = "every seat" in r["name"]
-        print(f"{r['name'] + (' *' if other_work else ''):<44}{r['samples']:>10,}{r['seconds']:>9.1f}"
+        print(f"{r['name'] + (' *' if other_work else ''):<48}{r['samples']:>10,}{r['seconds']:>9.1f}"
               f"{r['rate']:>11,.0f}{r['rate'] / reference['rate']:>12.1f}x")
     if any("every seat" in r["name"] for r in rows):
         print("* not the same work per game: no rule-based opponents to run, and every decision of every seat "
