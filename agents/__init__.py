@@ -5,7 +5,7 @@
 - ``random``: uniformly random legal actions;
 - ``greedy``: highest-value legal card, most-held colour;
 - ``heuristic``: the strongest rule-based player (``agents/rule_based.py``);
-- ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic-2p``);
+- ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic``);
 - a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file.py``).
 
 A spec that is not one of the names above is read as a path when it contains a path separator or

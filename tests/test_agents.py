@@ -291,3 +291,22 @@ def test_shipped_pretrained_agent_loads_and_plays(name, variant, min_vs_random, 
     assert result["win_rate"] >= min_vs_random, result
     with pytest.raises(PolicyFileError, match="variant"):
         agents.load(f"pretrained:{name}", Game(other_variant, num_players=2))
+
+
+@pytest.mark.parametrize("variant, other_variant", [("classic", "alphabet"), ("alphabet", "xiangqi"),
+                                                    ("xiangqi", "classic"), ("flex", "flip"), ("flip", "attack"),
+                                                    ("attack", "flex")])
+def test_shipped_native_agents_play_two_and_four_players(variant, other_variant):
+    assert variant in agents.pretrained_names()
+    for players, games, floor in ((2, 100, 0.8), (4, 80, 0.5)):  # parity: 50% and 25%
+        game = Game(variant, num_players=players)
+        bot = agents.load(f"pretrained:{variant}", game)  # no strict_rules=False: it trained at both sizes
+        meta = bot.policy.metadata
+        assert meta["table_sizes"] == [2, 4] and meta["observation_layout_version"] == 2
+        assert meta["config"]["run_name"] == variant and meta["training_steps"] > 1_000_000
+        result = head_to_head(game, lambda i: bot, lambda i: agents.load("random", game, seed=i), games=games)
+        assert result["win_rate"] >= floor, result
+    with pytest.raises(PolicyFileError, match="variant"):
+        agents.load(f"pretrained:{variant}", Game(other_variant, num_players=2))
+    with pytest.raises(PolicyFileError, match="2/4 players"):
+        agents.load(f"pretrained:{variant}", Game(variant, num_players=3))

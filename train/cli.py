@@ -30,9 +30,9 @@ DESCRIPTION = "Play, train, evaluate and benchmark agents for UNO and its varian
 EPILOG = """\
 examples:
   uno-env demo --variant flip --players 3
-  uno-env play --opponents pretrained:classic-2p
+  uno-env play --opponents pretrained:classic
   uno-env eval --agents heuristic greedy random --games 200
-  uno-env train --config configs/train/classic-2p.yaml
+  uno-env train --config configs/train/classic.yaml
   uno-env replay games.jsonl --game 0
   uno-env bench engine --seconds 2
 
