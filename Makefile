@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
-## run: the main job: train a small agent (built-in config, a few minutes), export it, evaluate it, print a table
+## run: the main job: train a small agent (configs/train/quick.yaml, about two minutes), export it, evaluate it, print a table
 ##      and the commands to evaluate it against the baselines and play against it (uno-env train prints them)
 run: $(STAMP)
 	$(BIN)/uno-env train --config configs/train/quick.yaml --fresh
