@@ -49,7 +49,8 @@ class _Table:
         self.pool = [load_agent(spec, self.games.game, seed=seed + i) for i, spec in enumerate(specs)]
         self.roles = np.full((num_games, self.n), -1, dtype=np.int64)  # -1: the learner; k: opponent k
         self.actions = np.zeros(num_games, dtype=np.int64)
-        self.learner_rows = np.zeros(0, dtype=np.int64)
+        self.every_game = np.arange(num_games)
+        self.learner_rows = self.opponent_rows = np.zeros(0, dtype=np.int64)  # of the current decisions
         self.seat = self.obs = self.mask = None
 
 
@@ -89,10 +90,9 @@ class Collector:
             rows = table.learner_rows
             table.actions[rows] = actions[row:row + len(rows)]
             row += len(rows)
-            role = table.roles[np.arange(table.games.num_games), table.seat]
             agents_ = table.pool + self.snapshots
-            for i in np.flatnonzero(role != -1).tolist():
-                table.actions[i] = agents_[role[i]].act(table.obs[i], table.mask[i])
+            for i in table.opponent_rows.tolist():
+                table.actions[i] = agents_[table.roles[i, table.seat[i]]].act(table.obs[i], table.mask[i])
             table.seat, table.obs, table.mask, rewards, terminated, truncated = table.games.step(table.actions)
             for i in np.flatnonzero(terminated | truncated).tolist():
                 finished.append((t, i, rewards[i].tolist(), bool(truncated[i])))
@@ -102,8 +102,9 @@ class Collector:
     def _request(self, finished: list) -> Request:
         keys, obs, mask = [], [], []
         for t, table in zip(self.table_ids, self.tables):
-            role = table.roles[np.arange(table.games.num_games), table.seat]
-            rows = table.learner_rows = np.flatnonzero(role == -1)
+            learner = table.roles[table.every_game, table.seat] == -1
+            rows = table.learner_rows = np.flatnonzero(learner)
+            table.opponent_rows = np.flatnonzero(~learner)
             keys.append(np.stack([np.full(len(rows), t), rows, table.seat[rows]], axis=1))
             obs.append(table.obs[rows])     # fancy indexing copies: the rows outlive the next step
             mask.append(table.mask[rows])

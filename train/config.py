@@ -156,8 +156,6 @@ class TrainConfig:
             raise ConfigError(f"table_sizes {self.table_sizes} needs algo: ppo (the SB3 path trains at num_players)")
         if self.table_sizes and self.num_players not in self.table_sizes:
             raise ConfigError(f"table_sizes {self.table_sizes} must include num_players = {self.num_players}")
-        if self.num_games < len(self.player_counts):
-            raise ConfigError(f"num_games = {self.num_games} cannot cover table_sizes {self.table_sizes}")
         if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
                                         for x in self.net_arch):
             raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")

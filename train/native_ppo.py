@@ -34,7 +34,7 @@ import yaml
 
 from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
-from uno_env.vector import VectorGames
+from uno_env.observation import ObservationEncoder
 
 from . import atomic, checkpoints
 from .collector import CollectorProcess, LocalCollector, split_games
@@ -149,8 +149,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     # -- collectors (the games, split over the table sizes and the worker processes), network, optimiser
     sizes = cfg.player_counts
     workers = cfg.collector_workers
-    probe = VectorGames(1, rules=game.rules)
-    net = build_network(probe.observation_size, probe.num_actions, list(cfg.net_arch))
+    shares = split_games(cfg, max(workers, 1))  # games per (collector, table size)
+    obs_size = ObservationEncoder(game).size
+    net = build_network(obs_size, game.num_actions, list(cfg.net_arch))
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     snapshots: list = []
@@ -162,14 +163,14 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
             steps = int(state["steps"])
         except (RuntimeError, KeyError, ValueError, EOFError, OSError) as exc:
             raise ConfigError(f"--resume {resume}: {ckpt_path} does not fit this config's network "
-                              f"(net_arch {cfg.net_arch}, {probe.observation_size} observation floats, "
-                              f"{probe.num_actions} actions) or is damaged: {str(exc).splitlines()[0]}") from None
+                              f"(net_arch {cfg.net_arch}, {obs_size} observation floats, "
+                              f"{game.num_actions} actions) or is damaged: {str(exc).splitlines()[0]}") from None
         rng = np.random.default_rng([cfg.seed, steps])
         # the pool as it was at that step
         snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
     # one sampling generator per collector: the actions do not depend on which worker answers first
     samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, steps]).generate_state(1)[0]))
-                for j in range(len(split_games(cfg, max(workers, 1))))]
+                for j in range(len(shares))]
 
     def export(evaluation: dict | None = None):
         linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
@@ -200,7 +201,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
     held: dict[int, object] = {}   # collector -> its request waiting for the learner's answer
     in_flight: set[int] = set()    # collectors stepping their games
-    counts = [0] * len(samplers)   # batched steps per collector, all time (orders finished games)
+    counts = [0] * len(shares)     # batched steps per collector, all time (orders finished games)
     eval_path = os.path.join(run_dir, "eval.csv")
     log_path = os.path.join(run_dir, "progress.csv")
     next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
@@ -209,7 +210,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                    enabled=progress, interval=progress_interval, stream=progress_stream)
     start = time.perf_counter()
     done_at_start = steps
-    stop = StopRequest()  # the first Ctrl-C stops after the current batched step, a second at once
+    stop = StopRequest()
     board = _tensorboard(os.path.join(run_dir, "tb"))
 
     def receive(j: int) -> None:
@@ -222,78 +223,77 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         held[j] = request
 
     collectors: list = []
-    try:
-        stop.__enter__()
-        make = CollectorProcess if workers else LocalCollector
-        collectors += [make(cfg, j, share) for j, share in enumerate(split_games(cfg, max(workers, 1)))]
-        if snapshots:
-            for c in collectors:
-                c.send_snapshots(snapshots, cfg.seed + steps)
-        for j, c in enumerate(collectors):
-            c.submit("reset", cfg.seed + steps + 10_000_000 * j, steps)
-        for j in range(len(collectors)):
-            receive(j)
-        while steps < cfg.total_timesteps and not stop.requested:
-            if cfg.time_limit_minutes and time.perf_counter() - start > 60 * cfg.time_limit_minutes:
-                break
-            # -- collect: n_steps batched steps per collector; the learner answers whichever is ready
-            budget = [cfg.n_steps] * len(collectors)
-            while True:
-                for j in sorted(held):
-                    if budget[j] and not stop.requested:
-                        collectors[j].submit("step", answer(j, held.pop(j)))
-                        in_flight.add(j)
-                        budget[j] -= 1
-                        counts[j] += 1
-                if not in_flight:
-                    break
-                ready = set(in_flight)
-                if workers:  # block until at least one worker has stepped its games
-                    ready_conns = mp_wait([collectors[j].conn for j in in_flight])
-                    ready = {j for j in in_flight if collectors[j].conn in ready_conns}
-                for j in sorted(ready):
-                    receive(j)
-
-            # -- learn from every finished trajectory
-            batch = trajectories.take()
-            if not batch:
-                continue
-            pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng)
-            steps += len(batch)
-            bar.set(min(steps, cfg.total_timesteps))
-            seconds = time.perf_counter() - start
-            _log(log_path, steps, seconds, pg_loss, v_loss, entropy)
-            if board is not None:
-                for tag, value in (("loss/policy", pg_loss), ("loss/value", v_loss), ("policy/entropy", entropy),
-                                   ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
-                    board.add_scalar(tag, value, steps)
-
-            # -- snapshots, evaluation, checkpoints on schedule
-            if steps >= next_snapshot:
-                next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
-                frozen = export()
-                atomic.save_policy(frozen, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
-                snapshots.append(frozen)
-                del snapshots[:-cfg.max_snapshots]
+    with stop:  # the first Ctrl-C stops after the current batched step, a second at once
+        try:
+            make = CollectorProcess if workers else LocalCollector
+            collectors += [make(cfg, j, share) for j, share in enumerate(shares)]
+            if snapshots:
                 for c in collectors:
                     c.send_snapshots(snapshots, cfg.seed + steps)
-            if steps >= next_eval:
-                next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
-                result = evaluate(cfg.seed + 10_000)
-                checkpoints.append_eval(eval_path, steps, result)
+            for j, c in enumerate(collectors):
+                c.submit("reset", cfg.seed + steps + 10_000_000 * j, steps)
+            for j in range(len(collectors)):
+                receive(j)
+            while steps < cfg.total_timesteps and not stop.requested:
+                if cfg.time_limit_minutes and time.perf_counter() - start > 60 * cfg.time_limit_minutes:
+                    break
+                # -- collect: n_steps batched steps per collector; the learner answers whichever is ready
+                budget = [cfg.n_steps] * len(collectors)
+                while True:
+                    for j in sorted(held):
+                        if budget[j] and not stop.requested:
+                            collectors[j].submit("step", answer(j, held.pop(j)))
+                            in_flight.add(j)
+                            budget[j] -= 1
+                            counts[j] += 1
+                    if not in_flight:
+                        break
+                    ready = set(in_flight)
+                    if workers:  # block until at least one worker has stepped its games
+                        ready_conns = mp_wait([collectors[j].conn for j in in_flight])
+                        ready = {j for j in in_flight if collectors[j].conn in ready_conns}
+                    for j in sorted(ready):
+                        receive(j)
+
+                # -- learn from every finished trajectory
+                batch = trajectories.take()
+                if not batch:
+                    continue
+                pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng)
+                steps += len(batch)
+                bar.set(min(steps, cfg.total_timesteps))
+                seconds = time.perf_counter() - start
+                _log(log_path, steps, seconds, pg_loss, v_loss, entropy)
                 if board is not None:
-                    for opp, r in result.items():
-                        board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
-                _save(net, optimiser, steps, ckpt_path)
-    except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
-        stop.requested = True
-    finally:
-        stop.__exit__()
-        bar.close()
-        for c in collectors:
-            c.close()
-        if board is not None:
-            board.close()
+                    for tag, value in (("loss/policy", pg_loss), ("loss/value", v_loss), ("policy/entropy", entropy),
+                                       ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
+                        board.add_scalar(tag, value, steps)
+
+                # -- snapshots, evaluation, checkpoints on schedule
+                if steps >= next_snapshot:
+                    next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
+                    frozen = export()
+                    atomic.save_policy(frozen, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
+                    snapshots.append(frozen)
+                    del snapshots[:-cfg.max_snapshots]
+                    for c in collectors:
+                        c.send_snapshots(snapshots, cfg.seed + steps)
+                if steps >= next_eval:
+                    next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
+                    result = evaluate(cfg.seed + 10_000)
+                    checkpoints.append_eval(eval_path, steps, result)
+                    if board is not None:
+                        for opp, r in result.items():
+                            board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
+                    _save(net, optimiser, steps, ckpt_path)
+        except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
+            stop.requested = True
+        finally:
+            bar.close()
+            for c in collectors:
+                c.close()
+            if board is not None:
+                board.close()
     interrupted = stop.requested
     seconds = time.perf_counter() - start
     _save(net, optimiser, steps, ckpt_path)
