@@ -5,6 +5,8 @@
 - ``random``: uniformly random legal actions;
 - ``greedy``: highest-value legal card, most-held colour;
 - ``heuristic``: the strongest rule-based player (``agents/rule_based.py``);
+- ``ismcts`` or ``ismcts:<key>=<value>,...``: information-set Monte Carlo tree search
+  (``agents/search.py``; e.g. ``ismcts:iterations=400``);
 - ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic``);
 - a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file.py``).
 
@@ -19,14 +21,16 @@ import os
 from uno_env import Game
 from uno_env.errors import did_you_mean
 
-from .base import Agent, RandomAgent
+from .base import Agent, RandomAgent, choose_action
 from .policy_file import PolicyAgent, PolicyFileError, _strip, load_policy
 from .rule_based import GreedyAgent, HeuristicAgent
+from .search import ISMCTSAgent, SearchOptionError, parse_options
 
 BUILTIN = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "PolicyAgent", "PolicyFileError",
-           "AgentSpecError", "load", "pretrained_names", "display_name", "BUILTIN"]
+           "AgentSpecError", "ISMCTSAgent", "SearchOptionError", "choose_action", "load", "pretrained_names",
+           "display_name", "parse_options", "BUILTIN"]
 
 PRETRAINED_DIR = os.path.join(os.path.dirname(__file__), "pretrained")
 
@@ -51,6 +55,9 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
     if spec in BUILTIN:
         _need_game(spec, game)
         return BUILTIN[spec](game, seed)
+    if spec == "ismcts" or spec.startswith("ismcts:"):
+        _need_game(spec, game)
+        return ISMCTSAgent(game, seed, **parse_options(spec[len("ismcts:"):]))
     if spec.startswith("pretrained:"):
         name = spec.split(":", 1)[1]
         shipped = pretrained_names()
@@ -69,7 +76,7 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
             hint = f" (a training run's policy is {os.path.join(spec, 'policy')})"
         raise PolicyFileError(f"no such file: {base}(.npz/.json){hint}; an exported policy is a "
                               "<name>.npz + <name>.json pair")
-    known = [*BUILTIN, *(f"pretrained:{n}" for n in pretrained_names())]
+    known = [*BUILTIN, "ismcts", *(f"pretrained:{n}" for n in pretrained_names())]
     raise AgentSpecError(f"unknown agent spec {spec!r}{did_you_mean(spec, known)}; allowed: {_allowed()}")
 
 
@@ -98,5 +105,5 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def _allowed() -> str:
-    return f"{', '.join(BUILTIN)}, pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
+    return f"{', '.join(BUILTIN)}, ismcts[:key=value,...], pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
            "or a path to an exported policy"

@@ -15,6 +15,14 @@ class Agent(Protocol):
         ...
 
 
+def choose_action(agent, game, state, encoder) -> int:
+    """``agent``'s action for the seat deciding in ``state``: a search agent (``reads_state``) gets the
+    state itself (it redraws what the seat cannot see), every other agent the seat's observation and mask."""
+    if getattr(agent, "reads_state", False):
+        return int(agent.act_state(state))
+    return int(agent.act(encoder.encode(state, state.current_seat), game.legal_action_mask(state)))
+
+
 class RandomAgent:
     """Uniformly random legal actions from its own seeded generator."""
 

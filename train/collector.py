@@ -92,7 +92,11 @@ class Collector:
             row += len(rows)
             agents_ = table.pool + self.snapshots
             for i in table.opponent_rows.tolist():
-                table.actions[i] = agents_[table.roles[i, table.seat[i]]].act(table.obs[i], table.mask[i])
+                agent = agents_[table.roles[i, table.seat[i]]]
+                if getattr(agent, "reads_state", False):  # a search agent reads the game itself
+                    table.actions[i] = agent.act_state(table.games.states[i])
+                else:
+                    table.actions[i] = agent.act(table.obs[i], table.mask[i])
             table.seat, table.obs, table.mask, rewards, terminated, truncated = table.games.step(table.actions)
             for i in np.flatnonzero(terminated | truncated).tolist():
                 finished.append((t, i, rewards[i].tolist(), bool(truncated[i])))

@@ -161,8 +161,14 @@ class TrainConfig:
             raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
         import agents
 
-        allowed = [*agents.BUILTIN, "self"]
+        allowed = [*agents.BUILTIN, "ismcts[:options]", "self"]
         for key in self.opponents:
+            if isinstance(key, str) and (key == "ismcts" or key.startswith("ismcts:")):
+                try:
+                    agents.parse_options(key[len("ismcts:"):])
+                except agents.SearchOptionError as err:
+                    raise ConfigError(f"opponents: {err}") from None
+                continue
             if key not in allowed:
                 hint = did_you_mean(key, allowed) if isinstance(key, str) else ""
                 raise ConfigError(f"unknown opponent {key!r}{hint} in opponents; allowed: {', '.join(allowed)}")
@@ -171,7 +177,7 @@ class TrainConfig:
             raise ConfigError(f"opponents must map some of {', '.join(allowed)} to weights >= 0, "
                               f"got {self.opponents!r}")
         if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
-            raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic")
+            raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic, ismcts")
 
     def to_dict(self) -> dict:
         """Plain mapping (what is saved beside a run)."""

@@ -12,7 +12,8 @@ Registered ids: ``uno_env/<Variant>-v0`` for every preset (``uno_env/Classic-v0`
   integer, or out of range) raises ``ActionOutOfSpaceError``; ``step`` after the episode ended (or
   before the first ``reset``) raises Gymnasium's ``ResetNeeded``.
 - Opponents: a list (one per other seat) or a single policy used for all; a policy is
-  ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable). The default
+  ``act(observation, action_mask) -> int`` (an object with ``act`` or a plain callable), or a search
+  agent (``reads_state = True``: it gets the state and redraws what its seat cannot see). The default
   is a uniformly random legal player drawing from the env's seeded generator.
 - ``learner_seat``: a seat number, or ``"random"`` (drawn per episode).
 - ``record="games.jsonl"``: append every finished game as a JSON-lines record.
@@ -156,6 +157,8 @@ class UnoEnv(gym.Env):
             if policy is None:
                 legal = g.legal_actions(s)
                 action = legal[int(self.np_random.integers(len(legal)))]
+            elif getattr(policy, "reads_state", False):  # a search agent reads the game itself
+                action = int(policy.act_state(s))
             else:
                 action = int(policy(self.encoder.encode(s, seat), g.legal_action_mask(s)))
             (self._recorder or g).step(s, action)
@@ -167,6 +170,8 @@ class UnoEnv(gym.Env):
 def _as_policy(opponent: Any) -> Policy | None:
     if opponent is None:
         return None
+    if getattr(opponent, "reads_state", False):
+        return opponent  # called with the state (``act_state``), not an observation
     if hasattr(opponent, "act"):
         return opponent.act
     if callable(opponent):

@@ -75,7 +75,7 @@ class State:
         "dealer", "round_index", "steps", "idle_turns", "progress", "rng", "legal",
         "power", "flex_play", "target",
         "side", "deck_cards", "physical_draw", "physical_discard", "physical_hands", "duel",
-        "launcher_rng", "launcher_script", "eliminated", "voids", "last_played",
+        "launcher_rng", "launcher_script", "eliminated", "voids", "last_played", "shown",
     )
 
     def __init__(self, num_players: int, num_kinds: int, rng: np.random.Generator):
@@ -132,6 +132,9 @@ class State:
         # public history of this round (observation block ``history``; rebuilt only by replaying decisions)
         self.voids = [0] * n             # per seat: bit c set = it drew on colour c since it last played c
         self.last_played = [-1] * n      # per seat: colour of its last placed card, 4 = a wild, -1 = none yet
+        # cards shown during this round and still held: [observer (-1 = every seat), holder, counts per kind]
+        # (a challenge reveal, a Flip duel); what ``Game.sample_hidden`` keeps with their holder
+        self.shown: list[list] = []
 
     @property
     def returns(self) -> list[float]:
@@ -147,8 +150,8 @@ class State:
         """Kind id of the discard pile's top card."""
         return self.discard[-1]
 
-    def clone(self) -> "State":
-        """Independent deep copy (including the random generator's position)."""
+    def clone(self, rng: np.random.Generator | None = None) -> "State":
+        """Independent deep copy, including the random generators' positions (or both set to ``rng``)."""
         other = State.__new__(State)
         for name in State.__slots__:
             setattr(other, name, getattr(self, name))
@@ -167,17 +170,24 @@ class State:
         other.scores = self.scores[:]
         other.round_points = self.round_points[:]
         other.legal = self.legal[:] if self.legal is not None else None
-        other.rng = _copy_generator(self.rng)
-        if self.launcher_rng is not None:
-            other.launcher_rng = _copy_generator(self.launcher_rng)
+        if rng is not None:
+            other.rng = rng
+            if self.launcher_rng is not None:
+                other.launcher_rng = rng
+        else:
+            other.rng = _copy_generator(self.rng)
+            if self.launcher_rng is not None:
+                other.launcher_rng = _copy_generator(self.launcher_rng)
         other.launcher_script = self.launcher_script[:]
         other.eliminated = self.eliminated[:]
         other.voids = self.voids[:]
         other.last_played = self.last_played[:]
+        other.shown = [[o, h, c[:]] for o, h, c in self.shown] if self.shown else []
         return other
 
 
 def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    bitgen = type(rng.bit_generator)()
+    # seeded with 0, not from OS entropy: the state is overwritten at once, and entropy costs microseconds
+    bitgen = type(rng.bit_generator)(0)
     bitgen.state = rng.bit_generator.state
     return np.random.Generator(bitgen)

@@ -58,12 +58,27 @@ def run(g, s) -> None:
 
 def note_placement(g, s, p: int, kind: int) -> None:
     """Public history: seat ``p`` placed a ``kind`` on the pile (its colour, or 4 for a wild; the colour is no longer void)."""
+    if s.shown:
+        card_left_hand(s, p, kind)
     if g.is_wild[kind]:
         s.last_played[p] = 4
     else:
         c = g.colour_of[kind]
         s.last_played[p] = c
         s.voids[p] &= ~(1 << c)
+
+
+def show_cards(s, observer: int, holder: int, counts) -> None:
+    """``holder``'s cards ``counts`` (per kind) were shown to ``observer`` (-1: to every seat); replaces what it showed it before."""
+    s.shown = [e for e in s.shown if e[0] != observer or e[1] != holder]
+    s.shown.append([observer, holder, list(counts)])
+
+
+def card_left_hand(s, p: int, kind: int, count: int = 1) -> None:
+    """Seat ``p`` no longer holds ``count`` cards of ``kind``: shown ones among them are forgotten."""
+    for entry in s.shown:
+        if entry[1] == p and entry[2][kind]:
+            entry[2][kind] = max(0, entry[2][kind] - count)
 
 
 def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = False) -> None:
@@ -258,6 +273,7 @@ def challenge(g, s, challenger: int) -> None:
     s.penalty = None
     offender, guilty = pen.challenge
     s.reveals[challenger] = (offender, tuple(s.hands[offender]))
+    show_cards(s, challenger, offender, s.hands[offender])
     if guilty:
         _pay(g, s, offender, pen, 0)
         s.next_seat = challenger  # the successful challenger takes a normal turn (AMB-G13)
@@ -382,6 +398,7 @@ def deal_round(g, s) -> None:
     s.direction = 1
     s.penalty = None
     s.reveals = [None] * n
+    s.shown = []
     s.power = [True] * n  # Flex: every power card starts green (✓)
     s.idle_turns = 0
     s.progress = False

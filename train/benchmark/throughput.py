@@ -293,11 +293,12 @@ def add_parser(sub) -> None:
                        description="Games and decisions per second of this engine and its environments, side by "
                                    "side with RLCard's UNO in one run (interleaved), under a policy matched to "
                                    "RLCard's random agent; 'split' shows where the engine's time per game goes.")
-    p.add_argument("target", choices=["engine", "env", "split", "train"],
+    p.add_argument("target", choices=["engine", "env", "split", "train", "search"],
                    help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
                         "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
                         "engine's time per game goes; train: learning samples/s of the native PPO "
-                        "against the SB3 path")
+                        "against the SB3 path; search: clones, hidden-information samples, rollouts and "
+                        "ismcts iterations per second")
     p.add_argument("--seconds", type=positive_float, default=5.0, help="measuring time per contender")
     p.add_argument("--players", type=positive_int, nargs="+", default=[2, 4], help="player counts to measure")
     p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
@@ -310,7 +311,11 @@ def add_parser(sub) -> None:
     p.add_argument("--sb3-steps", type=positive_int, default=16_384,
                    help="train: decisions per SB3 slice, rounded up to whole rollouts (default: %(default)s)")
     p.add_argument("--rounds", type=positive_int, default=3,
-                   help="train: interleaved rounds of one slice per trainer (default: %(default)s)")
+                   help="train, search: interleaved rounds of one slice per contender (default: %(default)s)")
+    p.add_argument("--iterations", type=positive_int, default=300,
+                   help="search: ismcts iterations per searched decision (default: %(default)s)")
+    p.add_argument("--positions", type=positive_int, default=500,
+                   help="search: positions every contender works through per round (default: %(default)s)")
     p.set_defaults(run=run)
 
 
@@ -325,6 +330,13 @@ def run(args) -> int:
             rows = learning.measure(args.variant, players, list(args.net), args.native_steps, args.sb3_steps,
                                     args.rounds)
             learning.print_table(rows, args.variant, players, list(args.net))
+        return 0
+    if args.target == "search":
+        from . import search
+
+        for players in args.players:
+            rows = search.measure(args.variant, players, args.iterations, args.positions, args.rounds)
+            search.print_table(rows, args.variant, players, args.iterations)
         return 0
     if args.target == "split":
         for players in args.players:

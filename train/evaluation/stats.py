@@ -5,6 +5,7 @@ import math
 from typing import Callable
 
 import agents
+from agents import choose_action
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 
@@ -26,8 +27,7 @@ def play_game(game: Game, policies: list, seed: int, encoder: ObservationEncoder
     step = step or game.step
     s = game.new_state(seed)
     while not s.is_over:
-        seat = s.current_seat
-        step(s, int(policies[seat].act(enc.encode(s, seat), game.legal_action_mask(s))))
+        step(s, choose_action(policies[s.current_seat], game, s, enc))
     return s
 
 

@@ -72,7 +72,8 @@ def _init_worker(rules: dict, specs: list[str]) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     game = Game(RuleSet.from_dict(rules))
     # policy files are read once per process; each game gets fresh agents with its own seeds
-    files = {spec: agents.load(spec, game) for spec in specs if spec not in agents.BUILTIN}
+    loaded = {spec: agents.load(spec, game) for spec in specs if spec not in agents.BUILTIN}
+    files = {spec: agent for spec, agent in loaded.items() if isinstance(agent, agents.PolicyAgent)}
     _WORKER.update(game=game, encoder=ObservationEncoder(game), specs=specs, files=files)
 
 

@@ -221,7 +221,7 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
                 term.say("you left the game")
                 return None
         else:
-            action = int(policies[actor].act(enc.encode(state, actor), game.legal_action_mask(state)))
+            action = agents.choose_action(policies[actor], game, state, enc)
         text = game.action_to_string(action, state)
         before = list(state.hand_size)
         mine, side = list(state.hands[seat]), state.side

@@ -174,6 +174,7 @@ def effect_discard_all(g, s, p, kind, count, final):
     for k in g.kinds_of_colour[g.colour_of[kind]]:
         if hand[k]:
             moved += [k] * hand[k]
+            turn.card_left_hand(s, p, k, hand[k])
             hand[k] = 0
     if moved:
         s.hand_size[p] -= len(moved)

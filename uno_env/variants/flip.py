@@ -114,6 +114,7 @@ class FlipCards:
         """The Flip procedure's turning (§2.3 steps 2-5): piles turned over as wholes, hands turned, side switched."""
         side = 1 - s.side
         s.side = side
+        s.shown = []  # known cards are counted by active face: the sampler forgets them at a side change
         face = self.face
         s.physical_discard.reverse()
         s.physical_draw.reverse()
@@ -279,6 +280,9 @@ def _duel(g, s, step):
         # tie or a target without numbers: the originator wins; an originator without numbers loses (AMB-B12)
         winner = p if best_t < 0 or (best_p >= 0 and value[best_p] >= value[best_t]) else t
         s.duel = (kind, p, t, (best_p,) if best_p >= 0 else (), (best_t,) if best_t >= 0 else ())
+        for seat, best in ((p, best_p), (t, best_t)):
+            if best >= 0:
+                turn.show_cards(s, -1, seat, [int(k == best) for k in range(g.num_kinds)])
         s.agenda.append((turn.COLOUR, winner))
         s.agenda.append((OPTIMUS_PLACE_STEP, winner, 0))
         return None
@@ -287,6 +291,8 @@ def _duel(g, s, step):
     low_p = min((value[k] for k in _numbers(g, s, p)), default=missing)
     low_t = min((value[k] for k in _numbers(g, s, t)), default=missing)
     s.duel = (kind, p, t, tuple(_hand_kinds(s, p)), tuple(_hand_kinds(s, t)))
+    turn.show_cards(s, -1, p, s.hands[p])
+    turn.show_cards(s, -1, t, s.hands[t])
     loser = p if low_p < low_t else t
     g.draw_cards(g, s, loser, 2)
     s.agenda.append((turn.COLOUR, t if loser == p else p))
@@ -338,6 +344,7 @@ def on_optimus_place(g, s, a: int, legal: list[int]) -> None:
     else:
         s.hands[w][a] -= 1
         s.hand_size[w] -= 1
+        turn.card_left_hand(s, w, a)
         s.discard.insert(len(s.discard) - 1, a)
         s.physical_discard.insert(len(s.physical_discard) - 1, g.physical.take(s, w, a))
         s.progress = True

@@ -1,0 +1,266 @@
+"""``ismcts``: single-observer information-set Monte Carlo tree search (SO-ISMCTS).
+
+Each iteration redraws what the deciding seat cannot see (``Game.sample_hidden``: the other
+hands, the draw pile, the generators), then walks one tree shared by all those worlds: the tree's
+nodes are sequences of decisions (who decided, what), so statistics gathered in one world inform
+the others, and the agent's choice is made for its information set rather than for one guessed
+world (the strategy fusion of plain determinized UCT, which averages separate per-world trees).
+In a world, only the children legal there compete; each child counts the iterations in which it
+was available, and the selection uses that count (UCB with availability, Cowling, Powley and
+Whitehouse 2012). A new node is added per iteration, then the world is played out by a fast
+rule-based rollout policy; every node keeps the mean result of the seat that chose it (winner
++1, the others -1/(n-1)), so every seat maximises its own result at any table size.
+
+Forced decisions (one legal action) are played without a node; calling UNO and catching a player
+who did not call are taken without a search (they never cost anything). Known limit of the single-observer
+form: in the worlds it samples, the opponents' tree moves are chosen with the searcher's true hand
+in the world, so the opponents search as if they could see it (and do not model that their own
+choices reveal information).
+
+Options (``ismcts:iterations=400,c=1.0``): see ``OPTIONS``. With ``time`` > 0 the search stops at
+that many seconds per decision (or at ``iterations``, whichever comes first), and is then no longer
+reproducible from the seed alone.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from uno_env import Game
+from uno_env.cards import Effect
+from uno_env.state import Phase, State
+
+#: name: (type, default, meaning) of every option of the spec.
+OPTIONS: dict[str, tuple[type, object, str]] = {
+    "iterations": (int, 300, "search iterations (sampled worlds) per decision, >= 1"),
+    "time": (float, 0.0, "seconds per decision, 0 = no time limit (then only iterations bound the search)"),
+    "c": (float, 1.0, "UCB exploration constant, >= 0 (results are in [-1, 1])"),
+    "rollout_depth": (int, 1000, "decisions per rollout before the world is scored by its hand sizes, >= 1"),
+}
+
+
+class SearchOptionError(ValueError):
+    """A bad option of a search agent's spec."""
+
+
+def parse_options(text: str) -> dict:
+    """``key=value,key=value`` into typed options, every key checked against ``OPTIONS``."""
+    out = {name: default for name, (_, default, _) in OPTIONS.items()}
+    if not text:
+        return out
+    allowed = ", ".join(f"{k} ({t.__name__}, default {d})" for k, (t, d, _) in OPTIONS.items())
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in OPTIONS:
+            raise SearchOptionError(f"ismcts option {item!r} is not key=value with a known key; allowed: {allowed}")
+        kind = OPTIONS[key][0]
+        try:
+            parsed = kind(value.strip())
+        except ValueError:
+            raise SearchOptionError(f"ismcts option {key}={value!r} must be a {kind.__name__}; allowed: {allowed}") \
+                from None
+        if (key in ("iterations", "rollout_depth") and parsed < 1) or (key in ("time", "c") and parsed < 0) \
+                or not math.isfinite(parsed):
+            raise SearchOptionError(f"ismcts option {key}={value!r} is out of range: {OPTIONS[key][2]}")
+        out[key] = parsed
+    return out
+
+
+class _Node:
+    __slots__ = ("seat", "visits", "total", "avail", "children")
+
+    def __init__(self, seat: int):
+        self.seat = seat          # the seat whose decision led here
+        self.visits = 0
+        self.total = 0.0          # sum of that seat's results
+        self.avail = 0            # iterations in which this decision was legal
+        self.children: dict[tuple[int, int], _Node] = {}
+
+
+class ISMCTSAgent:
+    """SO-ISMCTS over ``Game.sample_hidden`` worlds with a fast rule-based rollout policy."""
+
+    name = "ismcts"
+    reads_state = True  # callers hand it the game state (it sees only what ``sample_hidden`` keeps)
+
+    def __init__(self, game: Game, seed: int | None = None, **options):
+        unknown = set(options) - set(OPTIONS)
+        if unknown:
+            raise SearchOptionError(f"unknown ismcts option(s) {sorted(unknown)}; allowed: {', '.join(OPTIONS)}")
+        self.game = game
+        self.options = {**parse_options(""), **options}
+        self.rng = np.random.default_rng(seed)
+        self.rollout = RolloutPolicy(game)
+        self.obvious = {Phase.UNO_CALL: game.layout.call, Phase.CATCH: game.layout.catch}
+        self.last_iterations = 0
+
+    def seed(self, seed: int | None) -> None:
+        """Restart the search's generator."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Not available: a search needs the game state (``act_state``)."""
+        raise TypeError("the ismcts agent searches the game state: call act_state(state); the evaluation, play and "
+                        "training tools do this for any agent with reads_state = True")
+
+    def act_state(self, state: State) -> int:
+        """The most visited root decision after the search, for the seat deciding in ``state``."""
+        g = self.game
+        legal = g.legal_actions(state)
+        self.last_iterations = 0
+        if len(legal) == 1:
+            return legal[0]
+        obvious = self.obvious.get(state.phase)  # calling UNO and catching never cost anything: no search
+        if obvious is not None and obvious in legal:
+            return obvious
+        opts = self.options
+        me = state.current_seat
+        root = _Node(-1)
+        rng = self.rng
+        c = opts["c"]
+        limit = opts["rollout_depth"]
+        deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
+        step, legal_of, rollout, obvious = g.step, g.legal_actions, self.rollout.choose, self.obvious
+        done = 0
+        for done in range(1, opts["iterations"] + 1):
+            world = g.sample_hidden(state, me, rng, share_rng=True)
+            node, path = root, []
+            while not world.is_over:  # selection, then one expansion
+                acts = legal_of(world)
+                p = world.current_seat
+                if len(acts) == 1:
+                    step(world, acts[0])
+                    continue
+                a = obvious.get(world.phase)
+                if a is not None and a in acts:
+                    step(world, a)
+                    continue
+                children = node.children
+                fresh = [a for a in acts if (p, a) not in children]
+                for a in acts:
+                    child = children.get((p, a))
+                    if child is not None:
+                        child.avail += 1
+                if fresh:
+                    a = fresh[int(rng.integers(len(fresh)))]
+                    child = children[(p, a)] = _Node(p)
+                    child.avail = 1
+                    step(world, a)
+                    path.append(child)
+                    break
+                best, best_score = None, -math.inf
+                for a in acts:
+                    child = children[(p, a)]
+                    score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                    if score > best_score:
+                        best, best_score = a, score
+                node = children[(p, best)]
+                step(world, best)
+                path.append(node)
+            moves = 0
+            while not world.is_over and moves < limit:  # rollout
+                step(world, rollout(world, legal_of(world), rng))
+                moves += 1
+            result = world.returns if world.is_over else estimate(world)
+            for node in path:
+                node.visits += 1
+                node.total += result[node.seat]
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        self.last_iterations = done
+        visits = {a: ch.visits for (p, a), ch in root.children.items() if p == me}
+        return max(legal, key=lambda a: (visits.get(a, 0), -a))
+
+
+def estimate(s: State) -> list[float]:
+    """Expected results of an unfinished game from its hand sizes: a seat's chance to win falls by
+    a factor e^(1/2) per card it holds more (seats out of an Attack elimination match have none)."""
+    n = s.num_players
+    weights = [0.0 if s.eliminated[i] else math.exp(-0.5 * s.hand_size[i]) for i in range(n)]
+    total = sum(weights)
+    lose = 1.0 / (n - 1)
+    return [w / total * (1.0 + lose) - lose for w in weights]
+
+
+class RolloutPolicy:
+    """A fast default policy reading the state directly: shed cards, keep wilds for last, call, catch.
+
+    Plays a coloured card when it can (one of the colour it holds most, action cards first), a wild
+    only when nothing else fits, draws last; declares the colour it holds most; plays a drawn card;
+    accepts challengeable penalties; stacks and jumps in when it can; always calls and catches.
+    """
+
+    def __init__(self, game: Game):
+        g = self.game = game
+        L = g.layout
+        self.L = L
+        k = g.num_kinds
+        self.num_kinds = k
+        self.is_wild = [bool(g.is_wild[i]) for i in range(k)]
+        self.colour_of = [int(g.colour_of[i]) if not g.is_wild[i] else -1 for i in range(k)]
+        self.is_number = [g.effect_of[i] == Effect.NUMBER for i in range(k)]
+        self.fallbacks = (L.accept, L.pass_, L.draw)
+
+    def _colour_counts(self, hand: list[int]) -> list[int]:
+        counts = [0, 0, 0, 0]
+        colour_of = self.colour_of
+        for k, c in enumerate(hand):
+            if c and colour_of[k] >= 0:
+                counts[colour_of[k]] += c
+        return counts
+
+    def choose(self, s: State, legal: list[int], rng: np.random.Generator) -> int:
+        """A legal action for the deciding seat of ``s``."""
+        if len(legal) == 1:
+            return legal[0]
+        L = self.L
+        phase = s.phase
+        if phase is Phase.TURN or phase is Phase.STACK_RESPONSE or phase is Phase.JUMP_IN \
+                or phase is Phase.PLAY_OR_KEEP_DRAWN:
+            return self._play(s, legal, rng)
+        if phase is Phase.CHOOSE_COLOUR:
+            counts = self._colour_counts(s.hands[s.current_seat])
+            best = max(range(4), key=counts.__getitem__)
+            a = L.colour0 + best
+            return a if a in legal else legal[int(rng.integers(len(legal)))]
+        if phase is Phase.UNO_CALL and L.call in legal:
+            return L.call
+        if phase is Phase.CATCH and L.catch in legal:
+            return L.catch
+        if phase is Phase.CHALLENGE_OR_ACCEPT and L.accept in legal:
+            return L.accept
+        if phase is Phase.MULTI_PLAY:
+            plays = [a for a in legal if a != L.pass_]
+            return plays[0] if plays else legal[0]
+        if phase is Phase.OPTIMUS_PLACE:
+            plays = [a for a in legal if a < self.num_kinds and not self.is_wild[a]]
+            return plays[0] if plays else L.pass_
+        return legal[int(rng.integers(len(legal)))]
+
+    def _play(self, s: State, legal: list[int], rng: np.random.Generator) -> int:
+        k = self.num_kinds
+        flex0 = self.L.flex0
+        coloured, wilds, other = [], [], []
+        for a in legal:
+            kind = a if a < k else (a - flex0 if flex0 >= 0 and a < 2 * k else -1)
+            if kind < 0:
+                other.append(a)
+            elif self.is_wild[kind]:
+                wilds.append(a)
+            else:
+                coloured.append((a, kind))
+        if coloured:
+            counts = self._colour_counts(s.hands[s.current_seat])
+            colour_of, is_number = self.colour_of, self.is_number
+            # most-held colour first, action cards before numbers, then a random tie-break
+            best = max(coloured, key=lambda ak: (counts[colour_of[ak[1]]], not is_number[ak[1]], rng.random()))
+            return best[0]
+        if wilds:
+            return wilds[int(rng.integers(len(wilds)))]
+        for a in self.fallbacks:  # nothing to place: take the penalty, decline, or draw (never challenge)
+            if a in other:
+                return a
+        return other[0]

@@ -1,0 +1,160 @@
+"""``Game.sample_hidden``: the redrawn worlds a search plays out are indistinguishable to the seat."""
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from uno_env import Game
+from uno_env import turn
+from uno_env.observation import ObservationEncoder
+
+VARIANTS = ["classic", "alphabet", "xiangqi", "flex", "flip", "attack"]
+HOUSE = {"stacking": "any", "jump_in": "on", "multi_play": "on", "uno_call": "explicit", "madness": "on"}
+
+
+def all_cards(g: Game, s) -> Counter:
+    """Every card of the game (physical cards in Flip), wherever it is."""
+    if g.physical is not None:
+        return Counter(s.physical_draw + s.physical_discard + [c for h in s.physical_hands for c in h])
+    return Counter(s.draw_pile + s.discard + [k for h in s.hands for k, c in enumerate(h) for _ in range(c)])
+
+
+def fingerprint(g: Game, s):
+    """Everything a sample must not change in the original (spec, generators, physical piles)."""
+    return (repr(g.to_spec(s)), repr(s.rng.bit_generator.state), list(s.draw_pile), [h[:] for h in s.hands],
+            [h[:] for h in s.physical_hands], list(s.physical_draw), repr(s.shown))
+
+
+def check_sample(g: Game, enc: ObservationEncoder, s, seat: int, rng) -> None:
+    before = fingerprint(g, s)
+    t = g.sample_hidden(s, seat, rng)
+    assert fingerprint(g, s) == before  # the original is untouched
+    assert np.array_equal(enc.encode(s, seat), enc.encode(t, seat))
+    assert all_cards(g, t) == all_cards(g, s)
+    assert t.hands[seat] == s.hands[seat] and t.hand_size == s.hand_size and t.discard == s.discard
+    assert len(t.draw_pile) == len(s.draw_pile)
+    assert all(sum(h) == n for h, n in zip(t.hands, t.hand_size))
+    if s.current_seat == seat:
+        assert g.legal_actions(t) == g.legal_actions(s)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("players", [2, 4])
+def test_samples_keep_what_the_seat_sees(variant, players):
+    """Along random games: the observation of the deciding seat and of another seat is unchanged, cards are conserved."""
+    options = HOUSE if variant in ("classic", "alphabet") and players == 4 else {}
+    g = Game(variant, players, **options)
+    enc = ObservationEncoder(g)
+    rng = np.random.default_rng(1)
+    for seed in range(6):
+        s = g.new_state(seed)
+        while not s.is_over and s.steps < 200:
+            check_sample(g, enc, s, s.current_seat, rng)
+            check_sample(g, enc, s, (s.current_seat + 1) % players, rng)
+            world = g.sample_hidden(s, s.current_seat, rng, share_rng=True)
+            for _ in range(3):  # a sample is a playable game
+                if world.is_over:
+                    break
+                acts = g.legal_actions(world)
+                g.step(world, acts[int(rng.integers(len(acts)))])
+            acts = g.legal_actions(s)
+            g.step(s, acts[int(rng.integers(len(acts)))])
+
+
+def test_every_unseen_card_reaches_every_place_it_could_be():
+    g = Game("classic", 3)
+    s = g.state_from_spec({"players": 3, "discard": ["G5"], "hands": [["R1", "W4"], ["Y1", "Y2", "B7"], ["B1", "B2"]],
+                           "draw_pile": ["R9", "G9", "B9", "Y9", "W"]})
+    own = s.hands[0][:]
+    unseen = set(k for k, c in enumerate(s.hands[1]) if c) | set(k for k, c in enumerate(s.hands[2]) if c) \
+        | set(s.draw_pile)
+    rng = np.random.default_rng(0)
+    seen_in = {1: set(), 2: set(), "draw": set()}
+    for _ in range(600):
+        t = g.sample_hidden(s, 0, rng)
+        assert t.hands[0] == own
+        seen_in[1] |= {k for k, c in enumerate(t.hands[1]) if c}
+        seen_in[2] |= {k for k, c in enumerate(t.hands[2]) if c}
+        seen_in["draw"] |= set(t.draw_pile)
+    assert seen_in[1] == seen_in[2] == seen_in["draw"] == unseen
+
+
+def test_flip_slots_keep_their_back_faces_and_take_every_matching_card():
+    g = Game("flip", 3)
+    s = g.new_state(4)
+    phys, other = g.physical, 1 - s.side
+    rng = np.random.default_rng(0)
+    reached: dict[int, set] = {1: set(), 2: set()}
+    pool = Counter(s.physical_draw + s.physical_hands[1] + s.physical_hands[2])
+    for _ in range(400):
+        t = g.sample_hidden(s, 0, rng)
+        assert t.physical_hands[0] == s.physical_hands[0]
+        for h in (1, 2):
+            assert [phys.face(c, other) for c in t.physical_hands[h]] == [phys.face(c, other) for c in s.physical_hands[h]]
+            reached[h] |= set(t.physical_hands[h])
+        assert phys.face(t.physical_draw[-1], other) == phys.face(s.physical_draw[-1], other)
+    for h in (1, 2):
+        backs = {phys.face(c, other) for c in s.physical_hands[h]}
+        assert reached[h] == {c for c in pool if phys.face(c, other) in backs}
+
+
+def test_a_challenge_reveal_stays_with_its_holder_until_played():
+    g = Game("classic", 3)
+    s = g.state_from_spec({"players": 3, "discard": ["G5"], "hands": [["W4", "G1", "R2"], ["Y1", "R3"], ["B1", "B2"]],
+                           "draw_pile": ["B5", "B6", "B8", "B9", "Y7", "Y8", "Y9"]})
+    for a in ("play W4", "colour R", "challenge"):  # guilty: P0 held G1; it draws 4, P1 saw [G1, R2]
+        g.step(s, a)
+    g1, r2 = g.parse_card("G1"), g.parse_card("R2")
+    rng = np.random.default_rng(0)
+    samples = [g.sample_hidden(s, 1, rng) for _ in range(200)]
+    assert all(t.hands[0][g1] >= 1 and t.hands[0][r2] >= 1 for t in samples)
+    others = [g.sample_hidden(s, 2, rng) for _ in range(200)]  # P2 saw nothing
+    assert any(t.hands[0][g1] == 0 for t in others)
+    turn.card_left_hand(s, 0, r2)  # as when P0 places its R2: that card is no longer known to be held
+    assert any(g.sample_hidden(s, 1, rng).hands[0][r2] == 0 for _ in range(200))
+    assert all(g.sample_hidden(s, 1, rng).hands[0][g1] >= 1 for _ in range(50))
+
+
+def test_megatron_shows_both_hands_to_every_seat():
+    g = Game("flip", 3)
+    s = g.state_from_spec({"variant": "flip", "players": 3, "side": "D", "discard": ["D:Pk5"],
+                           "hands": [["MEG", "D:Pk2", "D:Tl8"], ["D:Or5", "D:Pu9"], ["D:Tl3", "D:Or6"]],
+                           "draw_pile": ["D:Tl1", "D:Tl2", "D:Tl4"]})
+    g.step(s, "play MEG")
+    g.step(s, "target P1")  # P0's lowest 2 < 5: P0 draws 2
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        t = g.sample_hidden(s, 2, rng)
+        assert sorted(g.hand_cards(t, 1)) == sorted(["D:Or5", "D:Pu9"])
+        assert Counter(g.hand_cards(t, 0)) >= Counter(["D:Pk2", "D:Tl8"])
+
+
+def test_a_pending_challenge_verdict_follows_the_redrawn_hand():
+    g = Game("classic", 2)
+    s = g.state_from_spec({"players": 2, "discard": ["G5"], "hands": [["W4", "G1", "R2", "B3"], ["Y1", "Y2"]]})
+    g.step(s, "play W4")
+    g.step(s, "colour R")
+    assert s.penalty.challenge == (0, True)
+    rng = np.random.default_rng(0)
+    verdicts = set()
+    for _ in range(300):
+        t = g.sample_hidden(s, 1, rng)
+        verdicts.add(t.penalty.challenge[1])
+        assert t.penalty.challenge[1] == turn.holds_colour(g, t, 0, t.ref_colour)
+    assert verdicts == {True, False}
+
+
+def test_same_generator_same_sample_and_bad_seat():
+    g = Game("attack", 3)
+    s = g.new_state(2)
+    a = g.sample_hidden(s, 0, np.random.default_rng(5))
+    b = g.sample_hidden(s, 0, np.random.default_rng(5))
+    assert g.to_spec(a) == g.to_spec(b)
+    for _ in range(20):  # the futures agree too (launcher and reshuffles from the sample's own generators)
+        if a.is_over:
+            break
+        g.step(a, g.legal_actions(a)[-1])
+        g.step(b, g.legal_actions(b)[-1])
+    assert g.to_spec(a) == g.to_spec(b)
+    with pytest.raises(ValueError, match="seat 3 is not a seat"):
+        g.sample_hidden(s, 3, np.random.default_rng(0))

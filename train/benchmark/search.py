@@ -1,0 +1,101 @@
+"""``uno-env bench search``: the search path's speed: clones, hidden-information samples, rollouts, iterations.
+
+Positions are taken from games played by the rollout policy (every decision with a choice, up to a
+fixed number of positions); every contender works through the same positions, and the contenders
+alternate for ``--rounds`` rounds so a busy machine slows all of them alike. Rows:
+
+- ``clone``: ``Game.clone`` (an exact copy, generators included), per copy;
+- ``sample (own generator)`` / ``sample (shared generator)``: ``Game.sample_hidden`` for the deciding
+  seat, with a freshly seeded generator in the sample or the caller's (what the search uses);
+- ``rollout``: rollout-policy decisions per second, playing each sampled position to its end;
+- ``ismcts``: search iterations per second and milliseconds per searched decision at ``--iterations``.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from agents.search import ISMCTSAgent, RolloutPolicy
+from uno_env import Game
+
+
+def positions(game: Game, count: int, seed: int = 0) -> list:
+    """Up to ``count`` states with a choice to make, from rollout-policy games."""
+    policy = RolloutPolicy(game)
+    rng = np.random.default_rng(seed)
+    out = []
+    for game_seed in range(10_000):
+        s = game.new_state(seed + game_seed)
+        while not s.is_over and len(out) < count:
+            legal = game.legal_actions(s)
+            if len(legal) > 1:
+                out.append(game.clone(s))
+            game.step(s, policy.choose(s, legal, rng))
+        if len(out) >= count:
+            break
+    return out
+
+
+def measure(variant: str, players: int, iterations: int, count: int, rounds: int) -> list[dict]:
+    """Rows of label, operations, seconds, rate (and ms per decision for the search)."""
+    game = Game(variant, players)
+    states = positions(game, count)
+    rng = np.random.default_rng(1)
+    policy = RolloutPolicy(game)
+    agent = ISMCTSAgent(game, seed=0, iterations=iterations)
+    searched = states[:max(1, count // 25)]
+
+    def clone():
+        for s in states:
+            game.clone(s)
+        return len(states)
+
+    def sample_own():
+        for s in states:
+            game.sample_hidden(s, s.current_seat, rng)
+        return len(states)
+
+    def sample_shared():
+        for s in states:
+            game.sample_hidden(s, s.current_seat, rng, share_rng=True)
+        return len(states)
+
+    def rollout():
+        done = 0
+        for s in states:
+            world = game.sample_hidden(s, s.current_seat, rng, share_rng=True)
+            while not world.is_over:
+                game.step(world, policy.choose(world, game.legal_actions(world), rng))
+                done += 1
+        return done
+
+    def search():
+        for s in searched:
+            agent.act_state(s)
+        return len(searched)
+
+    contenders = [("clone", "copies/s", clone), ("sample (own generator)", "samples/s", sample_own),
+                  ("sample (shared generator)", "samples/s", sample_shared),
+                  ("rollout", "decisions/s", rollout), (f"ismcts iterations={iterations}", "decisions/s", search)]
+    totals = {label: [0, 0.0, unit] for label, unit, _ in contenders}
+    for _ in range(rounds):
+        for label, _, fn in contenders:
+            start = time.perf_counter()
+            totals[label][0] += fn()
+            totals[label][1] += time.perf_counter() - start
+    return [{"name": label, "count": n, "seconds": t, "rate": n / t, "unit": unit} for label, (n, t, unit) in
+            totals.items()]
+
+
+def print_table(rows: list[dict], variant: str, players: int, iterations: int) -> None:
+    """The rows of one table size."""
+    print(f"{variant} {players}p (interleaved rounds)")
+    for row in rows:
+        extra = ""
+        if row["name"].startswith("ismcts"):
+            extra = f"  ({1000 / row['rate']:.1f} ms per searched decision, " \
+                    f"{row['rate'] * iterations:,.0f} iterations/s)"
+        elif row["unit"] != "decisions/s":
+            extra = f"  ({1e6 / row['rate']:.1f} µs each)"
+        print(f"  {row['name']:<28}{row['rate']:>12,.0f} {row['unit']}{extra}")

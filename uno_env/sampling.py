@@ -1,0 +1,163 @@
+"""Redrawing what one seat cannot see: the determinizations a search agent plays out.
+
+``sample_hidden(game, state, seat, rng)`` returns a new state that ``seat`` cannot tell apart from
+``state``: its own hand, every public fact and every card it was shown and that is still held stay;
+everything else is dealt again at random from the cards it has not seen.
+
+What stays:
+
+- ``seat``'s own hand (in Flip its physical cards, both faces: see the note below);
+- every hand's size, the discard pile, the draw pile's size, every public counter;
+- cards shown to ``seat`` (a challenge reveal) or to every seat (a Flip duel) and not placed since,
+  with their holder (``State.shown``; forgotten at a Flip side change, so they count as unseen then);
+- Flip: the back face every opponent card shows and the draw pile's visible top back face (each
+  slot is refilled with an unseen physical card of the same back face).
+
+What is redrawn: the other hands' remaining cards and the draw pile (Attack: the launcher's
+cards) from the unseen cards, uniformly among the assignments consistent with the above; the game's
+random generator and the Attack launcher's stream. The public void evidence (``State.voids``) is
+ignored: hands are uniform given the constraints above, not weighted by it. Whether a pending
+challenge would catch the offender is recomputed from its redrawn hand.
+
+Flip note: ``seat`` keeps its own physical cards, so a sample knows the back faces of its own hand,
+which the player does not see (docs/rules.md §1.13). The deck's pairing of faces counts as known.
+
+The sample is meant for the seat that decides now (its own decision); for another seat, a pending
+decision whose existence depends on the decider's hidden cards (a jump-in window, a drawn card to
+keep or play) is kept as it is.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import turn
+from .state import Phase, State
+
+
+def known_cards(s: State, seat: int) -> dict[int, list[int]]:
+    """Per other seat, the cards ``seat`` knows it holds (counts per kind), from ``State.shown``."""
+    known: dict[int, list[int]] = {}
+    for observer, holder, counts in s.shown:
+        if holder == seat or (observer != -1 and observer != seat) or not any(counts):
+            continue
+        have = known.get(holder)
+        # each reveal is a lower bound on what the holder still has; the larger one wins per kind
+        known[holder] = counts[:] if have is None else [max(a, b) for a, b in zip(have, counts)]
+    return known
+
+
+def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: bool = False) -> State:
+    """A copy of ``s`` with everything ``seat`` cannot see redrawn at random (``s`` is not changed).
+
+    The copy's future randomness (reshuffles, Attack's launcher) comes from a new generator seeded
+    from ``rng``, or from ``rng`` itself with ``share_rng`` (cheaper; what a search does).
+    """
+    if not 0 <= seat < s.num_players:
+        raise ValueError(f"seat {seat} is not a seat of this {s.num_players}-player game (0..{s.num_players - 1})")
+    fresh = rng if share_rng else np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
+    t = s.clone(fresh)
+    if not share_rng and s.launcher_rng is not None:
+        t.launcher_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
+    known = known_cards(s, seat)
+    if g.physical is not None:
+        _redeal_physical(g, t, seat, known, rng)
+    else:
+        _redeal(g, t, seat, known, rng)
+    _recheck_hidden_facts(g, t, seat, rng)
+    return t
+
+
+def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
+    """One-sided cards: other hands (but their known cards) and the draw pile, from the unseen cards."""
+    n = t.num_players
+    k_all = g.num_kinds
+    pool = list(t.draw_pile)
+    need = [0] * n
+    for h in range(n):
+        if h == seat or not t.hand_size[h]:
+            continue
+        hand, kept = t.hands[h], known.get(h)
+        if kept is None:
+            for k in range(k_all):
+                if hand[k]:
+                    pool += [k] * hand[k]
+            need[h] = t.hand_size[h]
+            t.hands[h] = [0] * k_all
+        else:
+            for k in range(k_all):
+                free = hand[k] - kept[k]
+                if free > 0:
+                    pool += [k] * free
+            t.hands[h] = kept[:]
+            need[h] = t.hand_size[h] - sum(kept)
+    order = rng.permutation(len(pool)).tolist()
+    pos = 0
+    for h in range(n):
+        if need[h]:
+            hand = t.hands[h]
+            for i in order[pos:pos + need[h]]:
+                hand[pool[i]] += 1
+            pos += need[h]
+    t.draw_pile = [pool[i] for i in order[pos:]]
+
+
+def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
+    """Flip: refill every hidden slot with an unseen physical card showing the same back face."""
+    phys = g.physical
+    other = 1 - t.side
+    face = phys.face
+    slots: list[tuple[int, int, int]] = []  # (holder or -1 for the draw pile's top, index, back face)
+    pool: list[int] = []
+    for h in range(t.num_players):
+        if h == seat:
+            continue
+        cards = t.physical_hands[h]
+        keep = list(known.get(h, ()))  # counts per active face still to keep
+        for i, c in enumerate(cards):
+            f = face(c, t.side)
+            if keep and keep[f]:
+                keep[f] -= 1
+                continue
+            slots.append((h, i, face(c, other)))
+            pool.append(c)
+    draw = t.physical_draw
+    pool += draw
+    if draw:
+        slots.append((-1, len(draw) - 1, face(draw[-1], other)))
+    by_back: dict[int, list[int]] = {}
+    for i in rng.permutation(len(pool)).tolist():  # shuffled once; each back's cards stay in random order
+        c = pool[i]
+        by_back.setdefault(face(c, other), []).append(c)
+    hands = t.physical_hands = [h[:] for h in t.physical_hands]
+    top = -1
+    for h, i, back in slots:
+        c = by_back[back].pop()
+        if h < 0:
+            top = c
+        else:
+            hands[h][i] = c
+    rest = [c for cards in by_back.values() for c in cards]
+    order = rng.permutation(len(rest)).tolist()
+    t.physical_draw = [rest[i] for i in order] + ([top] if top >= 0 else [])
+    side = t.side
+    t.draw_pile = [face(c, side) for c in t.physical_draw]
+    for h in range(t.num_players):
+        if h != seat:
+            hand = [0] * g.num_kinds
+            for c in hands[h]:
+                hand[face(c, side)] += 1
+            t.hands[h] = hand
+
+
+def _recheck_hidden_facts(g, t: State, seat: int, rng: np.random.Generator) -> None:
+    """Facts that followed from the redrawn cards: a pending challenge's verdict, another seat's drawn card."""
+    pen = t.penalty
+    if pen is not None and pen.challenge is not None and pen.challenge[0] != seat:
+        offender = pen.challenge[0]
+        pen.challenge = (offender, turn.holds_colour(g, t, offender, t.ref_colour))
+    p = t.current_seat
+    if p != seat and p >= 0:
+        if t.phase == Phase.PLAY_OR_KEEP_DRAWN and t.drawn_kind >= 0:
+            held = [k for k, c in enumerate(t.hands[p]) for _ in range(c)]
+            t.drawn_kind = held[int(rng.integers(len(held)))]
+        t.legal = None  # the decider's legal actions depend on its redrawn hand
