@@ -203,14 +203,11 @@ class RolloutPolicy:
         self.colour_of = [int(g.colour_of[i]) if not g.is_wild[i] else -1 for i in range(k)]
         self.is_number = [g.effect_of[i] == Effect.NUMBER for i in range(k)]
         self.fallbacks = (L.accept, L.pass_, L.draw)
+        self.kinds_by_colour = [[i for i in range(k) if self.colour_of[i] == c] for c in range(4)]
 
     def _colour_counts(self, hand: list[int]) -> list[int]:
-        counts = [0, 0, 0, 0]
-        colour_of = self.colour_of
-        for k, c in enumerate(hand):
-            if c and colour_of[k] >= 0:
-                counts[colour_of[k]] += c
-        return counts
+        get = hand.__getitem__
+        return [sum(map(get, kinds)) for kinds in self.kinds_by_colour]
 
     def choose(self, s: State, legal: list[int], rng: np.random.Generator) -> int:
         """A legal action for the deciding seat of ``s``."""
@@ -253,8 +250,10 @@ class RolloutPolicy:
             else:
                 coloured.append((a, kind))
         if coloured:
-            counts = self._colour_counts(s.hands[s.current_seat])
+            if len(coloured) == 1:
+                return coloured[0][0]
             colour_of, is_number = self.colour_of, self.is_number
+            counts = self._colour_counts(s.hands[s.current_seat])
             # most-held colour first, action cards before numbers, then a random tie-break
             best = max(coloured, key=lambda ak: (counts[colour_of[ak[1]]], not is_number[ak[1]], rng.random()))
             return best[0]

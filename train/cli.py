@@ -1,4 +1,4 @@
-"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``demo`` and ``bench``.
+"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``demo``, ``bench`` and ``benchmark``.
 
 Errors and exit statuses:
 
@@ -35,6 +35,7 @@ examples:
   uno-env train --config configs/train/classic.yaml
   uno-env replay games.jsonl --game 0
   uno-env bench engine --seconds 2
+  uno-env benchmark --agent heuristic --out benchmark-results/heuristic
 
 Run 'uno-env <command> --help' for a command's options and their defaults.
 Bad input (a rule option, config key, agent spec or file) prints one line,
@@ -90,12 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the full traceback of an error instead of one line (also: UNO_ENV_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
     from . import ppo
-    from .benchmark import throughput
+    from .benchmark import protocol, throughput
     from .evaluation import tournament
     from .play import demo, terminal
     from .replay import viewer
 
-    for command in (ppo, tournament, terminal, viewer, demo, throughput):
+    for command in (ppo, tournament, terminal, viewer, demo, throughput, protocol):
         command.add_parser(sub)
     for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

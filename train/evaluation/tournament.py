@@ -34,6 +34,7 @@ from uno_env.records import Recorder
 from uno_env.turn import hand_points
 
 from .. import atomic
+from ..agent_specs import load_agent
 from ..arg_types import non_negative_float, positive_int
 from ..errors import UsageError
 from ..progress import DEFAULT_INTERVAL, Progress
@@ -72,7 +73,7 @@ def _init_worker(rules: dict, specs: list[str]) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     game = Game(RuleSet.from_dict(rules))
     # policy files are read once per process; each game gets fresh agents with its own seeds
-    loaded = {spec: agents.load(spec, game) for spec in specs if spec not in agents.BUILTIN}
+    loaded = {spec: load_agent(spec, game) for spec in specs if spec not in agents.BUILTIN}
     files = {spec: agent for spec, agent in loaded.items() if isinstance(agent, agents.PolicyAgent)}
     _WORKER.update(game=game, encoder=ObservationEncoder(game), specs=specs, files=files)
 
@@ -80,7 +81,7 @@ def _init_worker(rules: dict, specs: list[str]) -> None:
 def _agent(spec: str, seed: int):
     proto = _WORKER["files"].get(spec)
     if proto is None:
-        return agents.load(spec, _WORKER["game"], seed=seed)
+        return load_agent(spec, _WORKER["game"], seed=seed)
     return agents.PolicyAgent(proto.policy, proto.deterministic, seed)
 
 
@@ -116,7 +117,7 @@ def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, 
     check_games(games)
     game = Game(rules)
     # fail fast, in the parent, on a bad spec or a policy that does not fit
-    loaded = {spec: agents.load(spec, game) for spec in dict.fromkeys(specs)}
+    loaded = {spec: load_agent(spec, game) for spec in dict.fromkeys(specs)}
     seatings = schedule(len(specs), rules.num_players, games)
     record = record_dir is not None
     jobs = [(i, seed, tuple(s), record) for i, s in enumerate(seatings)]

@@ -1,0 +1,25 @@
+"""Agents reachable as ``module:callable`` specs for tests/test_benchmark_suite.py (``benchmark_agents:...``)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class LowestLegalAgent:
+    """Always the lowest legal action id; remembers the game and seed it was built with."""
+
+    def __init__(self, game, seed):
+        self.game, self.seed = game, seed
+
+    def act(self, observation, action_mask) -> int:
+        """The lowest legal action id."""
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def make_lowest_legal_agent(game, seed):
+    """A ``LowestLegalAgent`` (the ``module:callable`` form: called as ``callable(game, seed)``)."""
+    return LowestLegalAgent(game, seed)
+
+
+def make_nothing(game, seed):
+    """Not an agent: a callable spec returning this must be refused."""
+    return 42

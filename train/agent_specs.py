@@ -1,0 +1,74 @@
+"""Agent specs of the command line: everything ``agents.load`` reads, plus a Python ``module:callable``.
+
+``uno-env eval`` and ``uno-env benchmark`` build agents through ``load_agent`` (in the parent process
+and in every worker process of a tournament), so an agent written outside this project can be played
+without exporting it: ``mypkg.bots:make_agent`` imports ``mypkg.bots`` and calls
+``make_agent(game, seed)``, which returns an agent (``act(observation, action_mask) -> int``, or a
+search agent's ``reads_state`` + ``act_state(state)``).
+
+The built-in forms come first, so ``pretrained:classic`` and ``ismcts:iterations=5`` (which also
+have a colon) still go to ``agents.load``, as does a spec naming an existing file.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+
+import agents
+from agents import AgentSpecError
+
+CALLABLE_SPEC = re.compile(r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)$")
+"""``package.module:name`` or ``module:name`` (``name`` may be dotted: ``module:Class.factory``)."""
+
+CALLABLE_FORM = "module:callable (a Python callable(game, seed) that returns an agent, e.g. mypkg.bots:make_agent)"
+"""How the extra spec form is named in error messages."""
+
+_LOADER_PREFIXES = ("ismcts:", "pretrained:")
+
+
+def is_callable_spec(spec: str) -> bool:
+    """Whether ``spec`` is a ``module:callable`` spec rather than one ``agents.load`` reads."""
+    if not isinstance(spec, str) or spec in (*agents.BUILTIN, "ismcts") or spec.startswith(_LOADER_PREFIXES):
+        return False
+    if any(os.path.exists(spec + ext) for ext in ("", ".json", ".npz")):  # a policy file that happens to match
+        return False
+    return CALLABLE_SPEC.match(spec) is not None
+
+
+def load_agent(spec: str, game=None, seed: int | None = None):
+    """The agent of ``spec``: a ``module:callable`` called as ``callable(game, seed)``, else ``agents.load``."""
+    if not is_callable_spec(spec):
+        try:
+            return agents.load(spec, game, seed=seed)
+        except AgentSpecError as exc:
+            if str(exc).startswith("unknown agent spec"):  # name the extra form too
+                raise AgentSpecError(f"{exc}; or {CALLABLE_FORM}") from None
+            raise
+    factory = resolve_callable(spec)
+    agent = factory(game, seed)
+    if not (callable(getattr(agent, "act", None)) or callable(getattr(agent, "act_state", None))):
+        raise AgentSpecError(f"agent spec {spec!r}: the callable returned {type(agent).__name__}, which has no "
+                             "act(observation, action_mask) method")
+    return agent
+
+
+def resolve_callable(spec: str):
+    """The callable a ``module:callable`` spec names; AgentSpecError if its module or name is missing."""
+    match = CALLABLE_SPEC.match(spec)
+    if match is None:
+        raise AgentSpecError(f"agent spec {spec!r} is not of the form {CALLABLE_FORM}")
+    module_name, name = match["module"], match["name"]
+    try:
+        target = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AgentSpecError(f"agent spec {spec!r}: cannot import module {module_name!r} ({exc}); allowed: "
+                             f"random, greedy, heuristic, ismcts[:key=value,...], pretrained:<name>, a path to "
+                             f"an exported policy, or {CALLABLE_FORM}") from None
+    for part in name.split("."):
+        if not hasattr(target, part):
+            raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no {name!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise AgentSpecError(f"agent spec {spec!r}: {module_name}.{name} is not callable")
+    return target

@@ -1,0 +1,59 @@
+"""A Markdown leaderboard from the ``results.json`` files of several ``uno-env benchmark`` runs.
+
+One row per run, best IQM first: the agent spec, the IQM of normalised scores with its 95%
+interval, then the win rate on every task. Every run must be of the same suite; a smoke run (games
+per task or tasks changed) is marked, since its numbers are not comparable with official ones.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+
+from ..errors import UsageError
+from .runner import RESULTS_FORMAT
+
+
+def read_results(path: str) -> dict:
+    """The results of one run: ``path`` is a results directory or its ``results.json``."""
+    file = os.path.join(path, "results.json") if os.path.isdir(path) else path
+    with open(file, encoding="utf-8") as fh:
+        try:
+            results = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{file}: not a benchmark results file ({exc})") from None
+    if not isinstance(results, dict) or results.get("format") != RESULTS_FORMAT:
+        raise UsageError(f"{file}: not a benchmark results file (written by uno-env benchmark --agent ...)")
+    return results
+
+
+def leaderboard_markdown(runs: list[dict]) -> str:
+    """The leaderboard table of ``runs`` (the content of several results.json files)."""
+    if not runs:
+        raise UsageError("give one or more results directories to --leaderboard")
+    suites = sorted({r["suite"] for r in runs})
+    if len(suites) > 1:
+        raise UsageError(f"results of different suites cannot share a leaderboard: {', '.join(suites)}")
+    task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
+
+    def iqm_of(run: dict) -> float:
+        return run["aggregate"]["iqm"] if run["aggregate"] else -math.inf
+
+    lines = [f"# Leaderboard: {suites[0]}", "",
+             "IQM: interquartile mean of normalised scores over the tasks (random = 0, heuristic = 1) with its "
+             "95% stratified bootstrap interval; then each task's win rate. See docs/benchmark.md.", "",
+             "| rank | agent | IQM | 95% interval | " + " | ".join(task_ids) + " |",
+             "|---|---|---|---|" + "---|" * len(task_ids)]
+    smoke = False
+    for rank, run in enumerate(sorted(runs, key=iqm_of, reverse=True), start=1):
+        win_rates = {t["id"]: f"{t['win_rate']:.1%}" for t in run["tasks"]}
+        agg = run["aggregate"]
+        iqm = f"{agg['iqm']:.3f}" if agg else "-"
+        interval = f"{agg['iqm_ci95'][0]:.3f} - {agg['iqm_ci95'][1]:.3f}" if agg else "-"
+        mark = "" if run["official"] else " *"
+        smoke = smoke or not run["official"]
+        lines.append(f"| {rank} | `{run['agent']}`{mark} | {iqm} | {interval} | "
+                     + " | ".join(win_rates.get(task_id, "-") for task_id in task_ids) + " |")
+    if smoke:
+        lines += ["", "\\* smoke run (games per task or tasks changed): not comparable with official numbers."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+"""``uno-env benchmark``: an agent on a versioned task suite, one aggregate number, and a leaderboard.
+
+Three modes, one command (docs/benchmark.md):
+
+- ``--agent SPEC``: play the suite (``runner.py``), write ``results.json`` and ``results.md`` to
+  ``--out`` and print the table. ``--games-per-task`` and ``--tasks`` make a smoke run, marked as
+  not comparable with official numbers.
+- ``--leaderboard DIR...``: one Markdown table from several runs' results (``leaderboard.py``),
+  printed and, with ``--write FILE``, written.
+- ``--make-references``: play ``random`` and ``heuristic`` on the suite and rewrite its reference
+  win rates (``suite.py``: ``references/<suite>.json``), which fix every task's normalised score.
+"""
+from __future__ import annotations
+
+import os
+
+from .. import atomic
+from ..arg_types import non_negative_float, positive_int
+from ..errors import UsageError
+from ..progress import DEFAULT_INTERVAL
+from .leaderboard import leaderboard_markdown, read_results
+from .runner import build_results, measure_references, results_markdown, run_suite, write_references, write_results
+from .suite import DEFAULT_SUITE, SUITES, get_suite
+
+EXIT_INTERRUPTED = 130
+
+
+def add_parser(sub) -> None:
+    """Register the ``benchmark`` sub-command."""
+    p = sub.add_parser("benchmark", help="an agent on the versioned task suite: win rates, normalised IQM, "
+                                         "leaderboard",
+                       description="Play an agent on every task of a versioned benchmark suite (variants and "
+                                   "player counts against heuristic opponents, fixed seeds), or build a "
+                                   "leaderboard from several runs. See docs/benchmark.md.")
+    mode = p.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--agent", metavar="SPEC", help="agent to measure: random, greedy, heuristic, "
+                      "ismcts[:key=value,...], pretrained:<name>, path/to/policy, or module:callable (a Python "
+                      "callable(game, seed) returning an agent)")
+    mode.add_argument("--leaderboard", nargs="+", metavar="RESULTS_DIR",
+                      help="build a Markdown leaderboard from these runs' results.json")
+    mode.add_argument("--make-references", action="store_true",
+                      help="play random and heuristic on the suite and rewrite its reference win rates "
+                           "(train/benchmark/references/<suite>.json)")
+    p.add_argument("--suite", default=DEFAULT_SUITE, help=f"task suite: {', '.join(SUITES)}")
+    p.add_argument("--workers", type=positive_int, default=2, help="processes; results do not depend on it")
+    p.add_argument("--out", default="benchmark-results", help="directory for results.json, results.md and "
+                   "every task's games-played stream (games/<task>/)")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out: finished games "
+                   "are kept (same command otherwise)")
+    p.add_argument("--games-per-task", type=positive_int, metavar="N", help="smoke run: N games per task, "
+                   "rounded up to whole seat rotations; not comparable with official numbers")
+    p.add_argument("--tasks", nargs="+", metavar="TASK_ID", help="smoke run: only these tasks; not comparable "
+                   "with official numbers")
+    p.add_argument("--write", metavar="FILE", help="with --leaderboard: also write the table to FILE, e.g. "
+                   "docs/leaderboard.md")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
+                   help="seconds between progress lines when the output is not a terminal")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """CLI entry: run the mode the flags choose."""
+    if args.write and not args.leaderboard:
+        raise UsageError("--write goes with --leaderboard")
+    if args.leaderboard:
+        return _leaderboard(args)
+    suite = get_suite(args.suite)
+    if args.make_references:
+        if args.games_per_task or args.tasks:
+            raise UsageError("--make-references measures the official suite: drop --games-per-task and --tasks")
+        return _references(args, suite)
+    if args.tasks:
+        suite = suite.only(args.tasks)
+    if args.games_per_task:
+        suite = suite.with_games_per_task(args.games_per_task)
+        print(f"benchmark: smoke run with {args.games_per_task:,} games per task (rounded up to whole seat "
+              "rotations): not comparable with official numbers", flush=True)
+    try:
+        rows = run_suite(suite, args.agent, args.workers, out_dir=args.out, resume=args.resume,
+                         progress=not args.no_progress, progress_interval=args.progress_interval)
+    except KeyboardInterrupt:
+        print(f"\nbenchmark: interrupted; finished games are kept in {os.path.join(args.out, 'games')}; "
+              "continue with the same command and --resume", flush=True)
+        return EXIT_INTERRUPTED
+    results = build_results(suite, args.agent, rows)
+    paths = write_results(results, args.out)
+    print(results_markdown(results))
+    print("wrote " + ", ".join(paths))
+    return 0
+
+
+def _leaderboard(args) -> int:
+    if args.games_per_task or args.tasks or args.resume:
+        raise UsageError("--leaderboard reads finished runs: drop --games-per-task, --tasks and --resume")
+    table = leaderboard_markdown([read_results(path) for path in args.leaderboard])
+    print(table, end="")
+    if args.write:
+        os.makedirs(os.path.dirname(args.write) or ".", exist_ok=True)
+        atomic.write_text(args.write, table)
+        print(f"wrote {args.write}")
+    return 0
+
+
+def _references(args, suite) -> int:
+    references = measure_references(suite, args.workers, progress=not args.no_progress,
+                                     progress_interval=args.progress_interval)
+    path = write_references(references, suite.references_path())
+    for task_id, row in references["tasks"].items():
+        print(f"{task_id}: random {row['random']['win_rate']:.1%}, heuristic {row['heuristic']['win_rate']:.1%}")
+    print(f"wrote {path}")
+    return 0
