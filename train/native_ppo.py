@@ -118,8 +118,12 @@ class Trajectories:
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
-          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None) -> dict:
-    """Run one native PPO job; returns the same summary as the SB3 path (``train.ppo.train``)."""
+          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, on_update=None) -> dict:
+    """Run one native PPO job; returns the same summary as the SB3 path (``train.ppo.train``).
+
+    ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
+    policy file of the weights at that step (``uno-env benchmark --train`` saves its budget points so).
+    """
     import torch
 
     # -- the run directory and the resolved config beside it
@@ -261,6 +265,8 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                     continue
                 pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng)
                 steps += len(batch)
+                if on_update is not None:
+                    on_update(steps, export)
                 bar.set(min(steps, cfg.total_timesteps))
                 seconds = time.perf_counter() - start
                 _log(log_path, steps, seconds, pg_loss, v_loss, entropy)

@@ -3,6 +3,8 @@
 One row per run, best IQM first: the agent spec, the IQM of normalised scores with its 95%
 interval, then the win rate on every task. Every run must be of the same suite; a smoke run (games
 per task or tasks changed) is marked, since its numbers are not comparable with official ones.
+Results of the sample-budget protocol (``uno-env benchmark --train``) go into a section of their
+own below the agents' table: a row per run and budget (``budget_report.leaderboard_section``).
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import math
 import os
 
 from ..errors import UsageError
+from . import budget_report
 from .runner import RESULTS_FORMAT
 
 
@@ -22,8 +25,9 @@ def read_results(path: str) -> dict:
             results = json.load(fh)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{file}: not a benchmark results file ({exc})") from None
-    if not isinstance(results, dict) or results.get("format") != RESULTS_FORMAT:
-        raise UsageError(f"{file}: not a benchmark results file (written by uno-env benchmark --agent ...)")
+    if not isinstance(results, dict) or results.get("format") not in (RESULTS_FORMAT, budget_report.RESULTS_FORMAT):
+        raise UsageError(f"{file}: not a benchmark results file (written by uno-env benchmark --agent ... or "
+                         "--train ...)")
     return results
 
 
@@ -34,6 +38,10 @@ def leaderboard_markdown(runs: list[dict]) -> str:
     suites = sorted({r["suite"] for r in runs})
     if len(suites) > 1:
         raise UsageError(f"results of different suites cannot share a leaderboard: {', '.join(suites)}")
+    budget_runs = [r for r in runs if r.get("format") == budget_report.RESULTS_FORMAT]
+    runs = [r for r in runs if r.get("format") != budget_report.RESULTS_FORMAT]
+    if not runs:
+        return "\n".join([f"# Leaderboard: {suites[0]}", "", *budget_report.leaderboard_section(budget_runs)]) + "\n"
     task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
 
     def iqm_of(run: dict) -> float:
@@ -56,4 +64,6 @@ def leaderboard_markdown(runs: list[dict]) -> str:
                      + " | ".join(win_rates.get(task_id, "-") for task_id in task_ids) + " |")
     if smoke:
         lines += ["", "\\* smoke run (games per task or tasks changed): not comparable with official numbers."]
+    if budget_runs:
+        lines += ["", *budget_report.leaderboard_section(budget_runs)]
     return "\n".join(lines) + "\n"

@@ -1,6 +1,6 @@
 """``uno-env benchmark``: an agent on a versioned task suite, one aggregate number, and a leaderboard.
 
-Three modes, one command (docs/benchmark.md):
+Four modes, one command (docs/benchmark.md):
 
 - ``--agent SPEC``: play the suite (``runner.py``), write ``results.json`` and ``results.md`` to
   ``--out`` and print the table. ``--games-per-task`` and ``--tasks`` make a smoke run, marked as
@@ -9,6 +9,9 @@ Three modes, one command (docs/benchmark.md):
   printed and, with ``--write FILE``, written.
 - ``--make-references``: play ``random`` and ``heuristic`` on the suite and rewrite its reference
   win rates (``suite.py``: ``references/<suite>.json``), which fix every task's normalised score.
+- ``--train CONFIG --budget N --seeds K``: the sample-budget protocol for learning algorithms
+  (``budget.py``): train the config per seed, save the policy at every budget and curve point, score
+  each on the tasks it can play; ``results.json``, ``results.md``, ``curve.csv``, ``curve.png``.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from .. import atomic
 from ..arg_types import non_negative_float, positive_int
 from ..errors import UsageError
 from ..progress import DEFAULT_INTERVAL
+from . import budget, budget_report
 from .leaderboard import leaderboard_markdown, read_results
 from .runner import build_results, measure_references, results_markdown, run_suite, write_references, write_results
 from .suite import DEFAULT_SUITE, SUITES, get_suite
@@ -30,8 +34,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("benchmark", help="an agent on the versioned task suite: win rates, normalised IQM, "
                                          "leaderboard",
                        description="Play an agent on every task of a versioned benchmark suite (variants and "
-                                   "player counts against heuristic opponents, fixed seeds), or build a "
-                                   "leaderboard from several runs. See docs/benchmark.md.")
+                                   "player counts against heuristic opponents, fixed seeds), train a config "
+                                   "under a sample budget over several seeds and score its policies (--train), "
+                                   "or build a leaderboard from several runs. See docs/benchmark.md.")
     mode = p.add_mutually_exclusive_group(required=True)
     mode.add_argument("--agent", metavar="SPEC", help="agent to measure: random, greedy, heuristic, "
                       "ismcts[:key=value,...], pretrained:<name>, path/to/policy, or module:callable (a Python "
@@ -41,14 +46,26 @@ def add_parser(sub) -> None:
     mode.add_argument("--make-references", action="store_true",
                       help="play random and heuristic on the suite and rewrite its reference win rates "
                            "(train/benchmark/references/<suite>.json)")
+    mode.add_argument("--train", metavar="CONFIG", help="sample-budget protocol: train this config "
+                      "(configs/train/*.yaml, algo ppo or sb3) for --budget decisions with --seeds seeds and score "
+                      "the policy at every budget and learning-curve point")
     p.add_argument("--suite", default=DEFAULT_SUITE, help=f"task suite: {', '.join(SUITES)}")
     p.add_argument("--workers", type=positive_int, default=2, help="processes; results do not depend on it")
-    p.add_argument("--out", default="benchmark-results", help="directory for results.json, results.md and "
-                   "every task's games-played stream (games/<task>/)")
+    p.add_argument("--out", help="directory for results.json, results.md and every task's games-played stream "
+                   "(games/<task>/); default benchmark-results, with --train benchmark-results/budget-<config name>")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out: finished games "
-                   "are kept (same command otherwise)")
+                   "are kept (same command otherwise); with --train a re-run always continues")
     p.add_argument("--games-per-task", type=positive_int, metavar="N", help="smoke run: N games per task, "
-                   "rounded up to whole seat rotations; not comparable with official numbers")
+                   "rounded up to whole seat rotations; not comparable with official numbers. With --train: the "
+                   f"games per task of the learning-curve points (default {budget.DEFAULT_CURVE_GAMES}; not official)")
+    p.add_argument("--budget", action="append", metavar="DECISIONS", help="with --train: a training budget in "
+                   "environment decisions, e.g. 1M; repeat for several (the protocol: --budget 1M --budget 10M)")
+    p.add_argument("--seeds", type=int, metavar="K", help=f"with --train: train seeds 0..K-1 (official numbers "
+                   f"need {budget.OFFICIAL_SEEDS} or more)")
+    p.add_argument("--points", type=int, metavar="P", help="with --train: learning-curve points, evenly spaced up "
+                   f"to the largest budget (default {budget.DEFAULT_POINTS})")
+    p.add_argument("--budget-games-per-task", type=positive_int, metavar="N", help="with --train, smoke run: N "
+                   "games per task at the budget points too (default: the suite's official count); not official")
     p.add_argument("--tasks", nargs="+", metavar="TASK_ID", help="smoke run: only these tasks; not comparable "
                    "with official numbers")
     p.add_argument("--write", metavar="FILE", help="with --leaderboard: also write the table to FILE, e.g. "
@@ -63,6 +80,14 @@ def run(args) -> int:
     """CLI entry: run the mode the flags choose."""
     if args.write and not args.leaderboard:
         raise UsageError("--write goes with --leaderboard")
+    train_flags = [flag for flag, value in (("--budget", args.budget), ("--seeds", args.seeds),
+                                            ("--points", args.points),
+                                            ("--budget-games-per-task", args.budget_games_per_task))
+                   if value is not None]
+    if train_flags and not args.train:
+        raise UsageError(f"{', '.join(train_flags)} go{'es' if len(train_flags) == 1 else ''} with --train CONFIG")
+    if args.train:
+        return _train(args)
     if args.leaderboard:
         return _leaderboard(args)
     suite = get_suite(args.suite)
@@ -70,6 +95,7 @@ def run(args) -> int:
         if args.games_per_task or args.tasks:
             raise UsageError("--make-references measures the official suite: drop --games-per-task and --tasks")
         return _references(args, suite)
+    args.out = args.out or "benchmark-results"
     if args.tasks:
         suite = suite.only(args.tasks)
     if args.games_per_task:
@@ -87,6 +113,24 @@ def run(args) -> int:
     paths = write_results(results, args.out)
     print(results_markdown(results))
     print("wrote " + ", ".join(paths))
+    return 0
+
+
+def _train(args) -> int:
+    """The sample-budget protocol: train, save and score every point, write and print the summary."""
+    if args.tasks:
+        raise UsageError("--train scores the tasks its config can play: drop --tasks")
+    plan = budget.make_plan(args.train, args.budget, args.seeds, get_suite(args.suite), args.out, args.points,
+                            args.games_per_task, args.budget_games_per_task)
+    try:
+        results = budget.run_protocol(plan, args.workers, progress=not args.no_progress,
+                                      progress_interval=args.progress_interval)
+    except KeyboardInterrupt:
+        print(f"\nbenchmark: interrupted; trained seeds and scored points are kept in {plan.out_dir} (a seed "
+              "interrupted while training trains again); continue with the same command", flush=True)
+        return EXIT_INTERRUPTED
+    print(budget_report.markdown(results), end="")
+    print("wrote " + ", ".join(os.path.join(plan.out_dir, name) for name in budget_report.FILES))
     return 0
 
 

@@ -1,0 +1,303 @@
+"""``uno-env benchmark --train CONFIG --budget N --seeds K``: the sample-budget protocol for learning algorithms.
+
+A learning algorithm is a training config (``algo: ppo``, the native PPO, or ``algo: sb3``). For
+each seed ``s = 0..K-1`` the config trains once, to the largest budget, in environment decisions
+(``total_timesteps``; ``time_limit_minutes`` is dropped, so a budget is decisions, not minutes).
+A small hook saves the policy whenever the trainer's decision count first reaches a *point*: every
+budget and ``P`` evenly spaced learning-curve points. The native trainer calls
+``native_ppo.train(..., on_update=...)`` after every PPO update; the SB3 path takes an extra
+callback that saves at the start of each rollout (the update of the one before is done) and at the
+end. Neither hook changes what is learned, so the policy saved at 1M decisions of a 10M run is
+the policy of a 1M run. Updates come in whole rollouts, so a point is saved at the first update at
+or past it: the actual decision count (up to one rollout more) is recorded and reported.
+
+Each saved policy is scored on the suite's tasks it can play (the config's variant, rule options
+and player counts): budget points with the suite's official game counts, curve points with
+``--games-per-task`` (default 200; not official). A seed's score at a point is the IQM of the
+normalised scores over those tasks (``aggregate.py``); across seeds the report gives the mean with
+a 95% Student t-interval (``budget_report.py``). Everything lives in ``--out``: ``protocol.json``
+(what this directory measures), ``runs/<stem>-budget<N>-seed<s>/`` (the training run, its
+``points/`` policies, their ``scores/``, ``budget-training.json`` once trained), then ``results.json``,
+``results.md``, ``curve.csv`` and ``curve.png``. A re-run skips trained seeds and scored points; a
+seed interrupted while training trains again from the start, so results never depend on
+interruptions.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+from dataclasses import dataclass, replace
+
+from uno_env import RuleSet
+
+from .. import atomic
+from ..config import TrainConfig
+from ..errors import UsageError
+from ..progress import DEFAULT_INTERVAL
+from . import budget_report
+from .runner import build_results, run_suite
+from .suite import Suite, Task
+
+PROTOCOL_FORMAT = "uno-env-budget-protocol"
+DEFAULT_POINTS = 10
+DEFAULT_CURVE_GAMES = 200
+OFFICIAL_SEEDS = 3
+TRAINING_RECORD = "budget-training.json"
+_SUFFIXES = {"": 1, "k": 1_000, "m": 1_000_000}  # --budget 500k, 1M
+
+
+def parse_decisions(text) -> int:
+    """A budget in decisions: ``2048``, ``1_000_000``, ``1,000,000``, ``500k``, ``1M``, ``2.5M``; 1 or more."""
+    match = re.fullmatch(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*", str(text))
+    value = float(match[1].replace("_", "").replace(",", "")) * _SUFFIXES[match[2].lower()] if match else None
+    if value is None or value != int(value) or value < 1:
+        raise UsageError(f"--budget must be a whole number of decisions, 1 or more (e.g. 1M, 10M, 50000); "
+                         f"got {text!r}")
+    return int(value)
+
+
+def scored_tasks(cfg: TrainConfig, suite: Suite) -> tuple[Task, ...]:
+    """The suite's tasks a policy of ``cfg`` plays: same variant and rule options, a player count it trains at."""
+    def changed(variant: str, players: int, options: dict) -> dict:
+        return json.loads(json.dumps(RuleSet.create(variant, players, dict(options)).changed_options(), default=list))
+
+    return tuple(t for t in suite.tasks if t.variant == cfg.variant and t.players in cfg.player_counts
+                 and changed(t.variant, t.players, t.options) == changed(cfg.variant, t.players, cfg.rule_options))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One protocol run: the config, budgets, seeds, curve points, game counts, scored tasks and directory."""
+
+    config_file: str
+    config: TrainConfig
+    stem: str
+    budgets: tuple[int, ...]
+    seeds: int
+    curve_points: int
+    curve_games: int
+    budget_games: int | None
+    suite: Suite
+    tasks: tuple[Task, ...]
+    out_dir: str
+
+    def targets(self) -> list[int]:
+        """Every point at which a policy is saved and scored: the budgets and the curve points, ascending."""
+        top = max(self.budgets)
+        curve = {math.ceil(top * k / self.curve_points) for k in range(1, self.curve_points + 1)}
+        return sorted(curve | set(self.budgets))
+
+    def kind(self, target: int) -> str:
+        """``budget`` (scored with the official game counts) or ``curve`` (``--games-per-task``)."""
+        return "budget" if target in self.budgets else "curve"
+
+    def point_suite(self, target: int) -> Suite:
+        """The scored tasks with this point's game counts (rounded up to whole seat rotations)."""
+        tasks = replace(self.suite, tasks=self.tasks)
+        games = self.budget_games if self.kind(target) == "budget" else self.curve_games
+        return tasks if games is None else tasks.with_games_per_task(games)
+
+    def run_dir(self, seed: int) -> str:
+        """The training run of one seed."""
+        return os.path.join(self.out_dir, "runs", f"{self.stem}-budget{max(self.budgets)}-seed{seed}")
+
+    def seed_config(self, seed: int) -> TrainConfig:
+        """The config trained for ``seed``: that seed, the largest budget, no time limit, its own run directory."""
+        return TrainConfig.from_dict({**self.config.to_dict(), "seed": seed, "total_timesteps": max(self.budgets),
+                                      "time_limit_minutes": 0.0, "out_dir": os.path.join(self.out_dir, "runs"),
+                                      "run_name": os.path.basename(self.run_dir(seed))})
+
+    def not_official(self) -> list[str]:
+        """Why the numbers are not official (empty when they are)."""
+        reasons = [f"{self.seeds} seed{'s' if self.seeds > 1 else ''} (official: {OFFICIAL_SEEDS} or more)"]
+        reasons = reasons if self.seeds < OFFICIAL_SEEDS else []
+        if self.budget_games is not None:
+            reasons.append(f"budget points scored on {self.budget_games:,} games per task (official: the suite's)")
+        return reasons + ([] if self.suite.official else ["a changed suite"])
+
+    def identity(self) -> dict:
+        """What makes two runs the same protocol (the seed count may grow: each seed stands alone)."""
+        config = {k: v for k, v in self.config.to_dict().items()
+                  if k not in ("seed", "total_timesteps", "time_limit_minutes", "out_dir", "run_name")}
+        return {"format": PROTOCOL_FORMAT, "version": 1, "suite": self.suite.name, "config": config,
+                "stem": self.stem, "budgets": list(self.budgets), "curve_points": self.curve_points,
+                "curve_games_per_task": self.curve_games, "budget_games_per_task": self.budget_games,
+                "tasks": [t.task_id for t in self.tasks]}
+
+
+def make_plan(config_file: str, budgets, seeds, suite: Suite, out_dir: str | None = None, points=None,
+              curve_games: int | None = None, budget_games: int | None = None) -> Plan:
+    """Check the protocol's input (one UsageError line for each mistake) and plan the run."""
+    if not budgets:
+        raise UsageError("--train needs at least one --budget N (decisions, e.g. --budget 1M --budget 10M)")
+    if seeds is None:
+        raise UsageError(f"--train needs --seeds K (at least {OFFICIAL_SEEDS} for official numbers)")
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise UsageError(f"--seeds must be 1 or more (official numbers need {OFFICIAL_SEEDS}); got {seeds!r}")
+    points = DEFAULT_POINTS if points is None else points
+    if isinstance(points, bool) or not isinstance(points, int) or points < 0:
+        raise UsageError(f"--points must be 0 or more learning-curve points; got {points!r}")
+    for name, games in (("--games-per-task", curve_games), ("--budget-games-per-task", budget_games)):
+        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+            raise UsageError(f"{name} must be 1 or more; got {games!r}")
+    budget_values = tuple(sorted({parse_decisions(b) for b in budgets}))
+    if not os.path.isfile(config_file):
+        raise UsageError(f"--train: no training config at {config_file} (e.g. configs/train/quick.yaml)")
+    cfg = TrainConfig.from_yaml(config_file)
+    tasks = scored_tasks(cfg, suite)
+    if not tasks:
+        raise UsageError(f"--train {config_file}: no task of {suite.name} plays {cfg.variant} at "
+                         f"{'/'.join(map(str, cfg.player_counts))} players with rule options {cfg.rule_options}, "
+                         "so no policy of it could be scored")
+    stem = os.path.splitext(os.path.basename(config_file))[0]
+    return Plan(config_file, cfg, stem, budget_values, seeds, points, curve_games or DEFAULT_CURVE_GAMES,
+                budget_games, suite, tasks, out_dir or os.path.join("benchmark-results", f"budget-{stem}"))
+
+
+def prepare_out(plan: Plan) -> None:
+    """Write ``protocol.json`` in a new directory; refuse a directory that holds another run or other files."""
+    path = os.path.join(plan.out_dir, "protocol.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            stored = json.load(fh)
+        identity = json.loads(json.dumps(plan.identity()))
+        if stored != identity:
+            keys = sorted(k for k in set(stored) | set(identity) if stored.get(k) != identity.get(k))
+            raise UsageError(f"{plan.out_dir} holds a different budget protocol run ({', '.join(keys)} differ); "
+                             "give another --out, or delete that directory to start over")
+        return
+    if os.path.isdir(plan.out_dir) and os.listdir(plan.out_dir):
+        raise UsageError(f"{plan.out_dir} is not empty and holds no budget protocol run (protocol.json); "
+                         "give another --out")
+    os.makedirs(plan.out_dir, exist_ok=True)
+    atomic.write_json(path, plan.identity(), indent=2)
+
+
+def point_path(run_dir: str, target: int) -> str:
+    """The saved policy (without extension) of one point of a training run."""
+    return os.path.join(run_dir, "points", f"decisions_{target:012d}")
+
+
+class PointSaver:
+    """The training hook: saves the policy once the decision count reaches each pending point."""
+
+    def __init__(self, run_dir: str, targets: list[int]):
+        self.run_dir, self.pending, self.saved = run_dir, sorted(targets), {}
+
+    def __call__(self, steps: int, export) -> None:
+        """Called with the trainer's decision count and a function returning the current policy file."""
+        policy = None
+        while self.pending and self.pending[0] <= steps:
+            policy = export() if policy is None else policy
+            target = self.pending.pop(0)
+            atomic.save_policy(policy, point_path(self.run_dir, target))
+            self.saved[target] = int(steps)
+
+
+def _sb3_callback(saver: PointSaver, cfg: TrainConfig):
+    """An SB3 callback that hands the model's policy to ``saver`` at every rollout start and at the end."""
+    try:
+        from stable_baselines3.common.callbacks import BaseCallback
+    except ImportError as exc:
+        raise UsageError(f"training needs the optional training packages ({exc.name} is missing): "
+                         "pip install 'uno-env[train]'") from None
+    from uno_env import Game
+
+    from ..export import policy_file_from_model
+
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+
+    class SavePoints(BaseCallback):
+        def _save(self) -> None:
+            t = self.model.num_timesteps
+            saver(t, lambda: policy_file_from_model(self.model, game, t, config=cfg.to_dict()))
+
+        def _on_rollout_start(self) -> None:  # the previous rollout's update is done: trained on t decisions
+            self._save()
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_training_end(self) -> None:
+            self._save()
+
+    return SavePoints()
+
+
+def train_seed(plan: Plan, seed: int, progress: bool = True, progress_interval: float = DEFAULT_INTERVAL) -> dict:
+    """Train one seed to the largest budget, saving every point (skipped if already done); its training record."""
+    run_dir = plan.run_dir(seed)
+    record_path = os.path.join(run_dir, TRAINING_RECORD)
+    if os.path.exists(record_path):
+        with open(record_path, encoding="utf-8") as fh:
+            return json.load(fh)
+    if os.path.isdir(run_dir):  # an interrupted seed trains again from the start
+        shutil.rmtree(run_dir)
+    cfg = plan.seed_config(seed)
+    saver = PointSaver(run_dir, plan.targets())
+    if progress:
+        print(f"benchmark: seed {seed + 1}/{plan.seeds}: training {plan.config_file} ({cfg.algo}) to "
+              f"{cfg.total_timesteps:,} decisions in {run_dir}", flush=True)
+    if cfg.algo == "ppo":
+        from .. import native_ppo
+
+        summary = native_ppo.train(cfg, progress=progress, progress_interval=progress_interval, on_update=saver)
+    else:
+        from .. import ppo
+
+        summary = ppo.train(cfg, progress=progress, progress_interval=progress_interval,
+                            callbacks=[_sb3_callback(saver, cfg)])
+    if summary["interrupted"]:
+        raise KeyboardInterrupt
+    if saver.pending:
+        raise RuntimeError(f"seed {seed}: training ended at {summary['timesteps']:,} decisions before the points "
+                           f"{saver.pending}")
+    record = {"seed": seed, "algo": cfg.algo, "run_dir": run_dir, "planned_decisions": cfg.total_timesteps,
+              "trained_decisions": summary["timesteps"], "seconds": round(summary["seconds"], 1),
+              "samples_per_second": round(summary["samples_per_second"], 1),
+              "points": {str(t): d for t, d in sorted(saver.saved.items())}}
+    atomic.write_json(record_path, record, indent=2)
+    return record
+
+
+def score_point(plan: Plan, seed: int, target: int, decisions: int, workers: int = 2, progress: bool = True,
+                progress_interval: float = DEFAULT_INTERVAL) -> dict:
+    """Play one saved policy on the scored tasks (skipped if already scored); its win rates and IQM score."""
+    path = os.path.join(plan.run_dir(seed), "scores", f"decisions_{target:012d}.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    suite = plan.point_suite(target)
+    spec = point_path(plan.run_dir(seed), target)
+    if progress:
+        print(f"benchmark: seed {seed}, {plan.kind(target)} point {target:,} ({decisions:,} decisions): scoring on "
+              f"{', '.join(f'{t.task_id} ({t.games:,} games)' for t in suite.tasks)}", flush=True)
+    rows = run_suite(suite, spec, workers, progress=progress, progress_interval=progress_interval)
+    results = build_results(suite, spec, rows)
+    score = {"seed": seed, "target": target, "kind": plan.kind(target), "decisions": decisions,
+             "tasks": {t["id"]: {k: t[k] for k in ("games", "wins", "win_rate", "normalised_score")}
+                       for t in results["tasks"]},
+             "score": results["aggregate"]["iqm"], "score_ci95": results["aggregate"]["iqm_ci95"]}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    atomic.write_json(path, score, indent=2)
+    return score
+
+
+def run_protocol(plan: Plan, workers: int = 2, progress: bool = True,
+                 progress_interval: float = DEFAULT_INTERVAL) -> dict:
+    """Train and score every seed and point (resuming), then write results.json, results.md, curve.csv, curve.png."""
+    prepare_out(plan)
+    records, scores = [], []
+    for seed in range(plan.seeds):
+        record = train_seed(plan, seed, progress, progress_interval)
+        records.append(record)
+        for target in plan.targets():
+            scores.append(score_point(plan, seed, target, record["points"][str(target)], workers, progress,
+                                      progress_interval))
+    results = budget_report.build(plan.identity(), plan.config_file, plan.config.algo, list(range(plan.seeds)),
+                                  plan.not_official(), records, scores)
+    budget_report.write(results, plan.out_dir)
+    return results
