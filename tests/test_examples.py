@@ -1,0 +1,126 @@
+"""The third-party examples in examples/ run on a tiny budget, respect the masks, and the docs' claims
+about generic RL tooling (docs/environments.md, "Using generic RL libraries") hold."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from gymnasium.vector import SyncVectorEnv
+
+import uno_env
+from uno_env.gym_env import UnoEnv
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"examples_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cleanrl_ppo_spends_exactly_its_budget_and_only_takes_legal_actions(monkeypatch):
+    calls: list[tuple[UnoEnv, bool]] = []  # every UnoEnv.step: the env and whether the action was legal
+    resets: list[UnoEnv] = []
+    step, reset = UnoEnv.step, UnoEnv.reset
+
+    def checked_step(self, action):
+        calls.append((self, bool(self.action_masks()[int(action)])))
+        return step(self, action)
+
+    def counted_reset(self, *args, **kwargs):
+        resets.append(self)
+        return reset(self, *args, **kwargs)
+
+    monkeypatch.setattr(UnoEnv, "step", checked_step)
+    monkeypatch.setattr(UnoEnv, "reset", counted_reset)
+    # 2 envs x 512 steps x 2 iterations: long enough for several games to end and autoreset
+    result = _load("cleanrl_ppo").main(["--total-timesteps", "2048", "--num-envs", "2", "--num-steps", "512",
+                                        "--eval-episodes", "2", "--update-epochs", "1"])
+
+    assert isinstance(result["win_rate"], float) and 0.0 <= result["win_rate"] <= 1.0
+    assert result["env_steps"] == 2048
+    assert result["illegal_actions"] == 0 and all(legal for _, legal in calls)
+    eval_env = calls[-1][0]  # built after training; the training envs are the others
+    train_calls = [env for env, _ in calls if env is not eval_env]
+    train_resets = [env for env in resets if env is not eval_env]
+    assert len({id(env) for env in train_calls}) == 2
+    # every sub-env step was either a decision (UnoEnv.step) or Gymnasium's autoreset (UnoEnv.reset)
+    assert result["train_games"] > 0 and result["autoreset_steps"] > 0
+    assert len(train_calls) == result["decisions"] == 2048 - result["autoreset_steps"]
+    assert len(train_resets) == 2 + result["autoreset_steps"]
+    assert result["train_games"] - 2 <= result["autoreset_steps"] <= result["train_games"]
+
+
+_TIANSHOU_DRIVER = """
+import json, sys
+sys.path.insert(0, "examples")
+from uno_env.aec_env import StandardWrapper
+steps = {"legal": 0, "illegal": 0, "agents": set()}
+step = StandardWrapper.step
+def checked(self, action):
+    if action is not None:
+        steps["legal" if int(action) in self._raw.legal_ids() else "illegal"] += 1
+        steps["agents"].add(self._raw.agent_selection)
+    return step(self, action)
+StandardWrapper.step = checked
+from tianshou_dqn import main
+result = main(sys.argv[1:])
+print(json.dumps(dict(result, legal=steps["legal"], illegal=steps["illegal"], agents=sorted(steps["agents"]))))
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="Tianshou 2.x, the first for Gymnasium 1.x, needs Python 3.11+")
+def test_tianshou_dqn_spends_exactly_its_budget_and_only_takes_legal_actions():
+    # a subprocess so that Numba (Tianshou's replay-buffer helpers) can be told not to compile:
+    # compiling them costs more than this whole tiny run
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", _TIANSHOU_DRIVER, "--steps", "64", "--epochs", "2", "--collect", "16",
+                          "--envs", "2", "--eval-episodes", "1"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.strip().splitlines()
+    result = json.loads(lines[-1])
+    assert any("win rate" in line for line in lines[:-1])
+    assert isinstance(result["win_rate"], float) and 0.0 <= result["win_rate"] <= 1.0
+    assert result["eval_episodes"] == 1 and result["wins"] in (0, 1)
+    assert result["train_steps"] == 64
+    assert result["illegal"] == 0 and result["legal"] > 64  # training plus one whole evaluation game
+    assert result["agents"] == ["player_0", "player_1"]  # the learner and the random opponent both acted
+    assert "Illegal move" not in out.stderr
+
+
+def test_vector_autoreset_gives_the_finished_games_mask_then_ignores_one_action():
+    """docs/environments.md: what SyncVectorEnv (Gymnasium 1.x, next-step autoreset) does with UnoEnv."""
+    envs = SyncVectorEnv([lambda: UnoEnv("classic", 2)])
+    envs.reset(seed=3)
+    rng = np.random.default_rng(3)
+    terminated = truncated = np.array([False])
+    while not (terminated[0] or truncated[0]):
+        mask = envs.call("action_masks")[0]
+        _, _, terminated, truncated, _ = envs.step(np.array([rng.choice(np.flatnonzero(mask))]))
+    assert not envs.call("action_masks")[0].any()  # the finished game's mask: nothing is legal
+    inner = envs.envs[0]
+    finished = inner.state
+    obs, reward, terminated, truncated, info = envs.step(np.array([0]))  # action 0 is ignored, not judged
+    assert inner.state is not finished and not inner.state.is_over  # a new game was dealt
+    assert reward[0] == 0.0 and not terminated[0] and not truncated[0] and "illegal_action" not in info
+    assert np.array_equal(obs[0], inner.encoder.encode(inner.state, inner.seat))
+    assert envs.call("action_masks")[0].any()
+    envs.close()
+
+
+def test_aec_to_parallel_refuses_the_turn_based_env():
+    from pettingzoo.utils.conversions import aec_to_parallel
+
+    with pytest.raises(AssertionError, match="is_parallelizable"):
+        aec_to_parallel(uno_env.env(variant="classic", num_players=2))
