@@ -32,6 +32,9 @@ def check_sample(g: Game, enc: ObservationEncoder, s, seat: int, rng) -> None:
     assert np.array_equal(enc.encode(s, seat), enc.encode(t, seat))
     assert all_cards(g, t) == all_cards(g, s)
     assert t.hands[seat] == s.hands[seat] and t.hand_size == s.hand_size and t.discard == s.discard
+    if g.physical is not None:  # own backs are redrawn, own faces kept
+        assert sorted(g.physical.face(c, s.side) for c in t.physical_hands[seat]) == \
+            sorted(g.physical.face(c, s.side) for c in s.physical_hands[seat])
     assert len(t.draw_pile) == len(s.draw_pile)
     assert all(sum(h) == n for h, n in zip(t.hands, t.hand_size))
     if s.current_seat == seat:
@@ -86,16 +89,20 @@ def test_flip_slots_keep_their_back_faces_and_take_every_matching_card():
     rng = np.random.default_rng(0)
     reached: dict[int, set] = {1: set(), 2: set()}
     pool = Counter(s.physical_draw + s.physical_hands[1] + s.physical_hands[2])
+    own_backs = set()
     for _ in range(400):
         t = g.sample_hidden(s, 0, rng)
-        assert t.physical_hands[0] == s.physical_hands[0]
+        assert sorted(phys.face(c, s.side) for c in t.physical_hands[0]) == \
+            sorted(phys.face(c, s.side) for c in s.physical_hands[0])
+        own_backs.add(tuple(sorted(phys.face(c, other) for c in t.physical_hands[0])))
         for h in (1, 2):
             assert [phys.face(c, other) for c in t.physical_hands[h]] == [phys.face(c, other) for c in s.physical_hands[h]]
             reached[h] |= set(t.physical_hands[h])
         assert phys.face(t.physical_draw[-1], other) == phys.face(s.physical_draw[-1], other)
+    assert len(own_backs) > 1  # the seat does not see its own backs: they are redrawn
     for h in (1, 2):
         backs = {phys.face(c, other) for c in s.physical_hands[h]}
-        assert reached[h] == {c for c in pool if phys.face(c, other) in backs}
+        assert reached[h] == {c for c in pool | Counter(s.physical_hands[0]) if phys.face(c, other) in backs}
 
 
 def test_a_challenge_reveal_stays_with_its_holder_until_played():

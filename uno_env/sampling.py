@@ -6,7 +6,7 @@ everything else is dealt again at random from the cards it has not seen.
 
 What stays:
 
-- ``seat``'s own hand (in Flip its physical cards, both faces: see the note below);
+- ``seat``'s own hand (in Flip the active faces; the backs, which it does not see, are redrawn);
 - every hand's size, the discard pile, the draw pile's size, every public counter;
 - cards shown to ``seat`` (a challenge reveal) or to every seat (a Flip duel) and not placed since,
   with their holder (``State.shown``; forgotten at a Flip side change, so they count as unseen then);
@@ -19,8 +19,10 @@ random generator and the Attack launcher's stream. The public void evidence (``S
 ignored: hands are uniform given the constraints above, not weighted by it. Whether a pending
 challenge would catch the offender is recomputed from its redrawn hand.
 
-Flip note: ``seat`` keeps its own physical cards, so a sample knows the back faces of its own hand,
-which the player does not see (docs/rules.md §1.13). The deck's pairing of faces counts as known.
+Flip note: each of ``seat``'s own cards keeps its active face and gets the back of a random card
+with that face among the cards it has not seen; own slots are filled first, then the slots with a
+visible back, so a sample is close to, not exactly, uniform among the consistent ones. The deck's
+pairing of faces counts as known.
 
 The sample is meant for the seat that decides now (its own decision); for another seat, a pending
 decision whose existence depends on the decider's hidden cards (a jump-in window, a drawn card to
@@ -102,9 +104,14 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> No
 
 
 def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
-    """Flip: refill every hidden slot with an unseen physical card showing the same back face."""
+    """Flip: refill every hidden slot with an unseen physical card showing what ``seat`` sees of it.
+
+    ``seat``'s own cards keep their active faces (their backs are hidden from it); opponent cards and
+    the draw pile's top keep their back faces. Own slots are filled first, then the backs; a draw that
+    leaves some back face short is drawn again (rare), and after 20 failures the own cards stay whole.
+    """
     phys = g.physical
-    other = 1 - t.side
+    side, other = t.side, 1 - t.side
     face = phys.face
     slots: list[tuple[int, int, int]] = []  # (holder or -1 for the draw pile's top, index, back face)
     pool: list[int] = []
@@ -114,7 +121,7 @@ def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generat
         cards = t.physical_hands[h]
         keep = list(known.get(h, ()))  # counts per active face still to keep
         for i, c in enumerate(cards):
-            f = face(c, t.side)
+            f = face(c, side)
             if keep and keep[f]:
                 keep[f] -= 1
                 continue
@@ -124,22 +131,24 @@ def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generat
     pool += draw
     if draw:
         slots.append((-1, len(draw) - 1, face(draw[-1], other)))
-    by_back: dict[int, list[int]] = {}
-    for i in rng.permutation(len(pool)).tolist():  # shuffled once; each back's cards stay in random order
-        c = pool[i]
-        by_back.setdefault(face(c, other), []).append(c)
+    own = t.physical_hands[seat]
+    for _ in range(20):
+        filled = _fill(pool + own, [face(c, side) for c in own], slots, side, other, face, rng)
+        if filled is not None:
+            break
+    else:
+        filled = (own[:],) + _fill(pool, [], slots, side, other, face, rng)[1:]
+    own_cards, placed, rest = filled
     hands = t.physical_hands = [h[:] for h in t.physical_hands]
+    hands[seat] = own_cards
     top = -1
-    for h, i, back in slots:
-        c = by_back[back].pop()
+    for (h, i, _), c in zip(slots, placed):
         if h < 0:
             top = c
         else:
             hands[h][i] = c
-    rest = [c for cards in by_back.values() for c in cards]
     order = rng.permutation(len(rest)).tolist()
     t.physical_draw = [rest[i] for i in order] + ([top] if top >= 0 else [])
-    side = t.side
     t.draw_pile = [face(c, side) for c in t.physical_draw]
     for h in range(t.num_players):
         if h != seat:
@@ -147,6 +156,35 @@ def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generat
             for c in hands[h]:
                 hand[face(c, side)] += 1
             t.hands[h] = hand
+
+
+def _fill(cards: list[int], own_faces: list[int], slots: list, side: int, other: int, face, rng):
+    """One random assignment of ``cards``: own slots by active face, then ``slots`` by back face.
+
+    Returns (own cards, cards for ``slots`` in order, the rest), or None when a back face ran short.
+    """
+    shuffled = [cards[i] for i in rng.permutation(len(cards)).tolist()]
+    by_face: dict[int, list[int]] = {}  # positions in ``shuffled`` per active face
+    for pos, c in enumerate(shuffled):
+        by_face.setdefault(face(c, side), []).append(pos)
+    taken = set()
+    own_cards = []
+    for f in own_faces:
+        pos = by_face[f].pop()
+        taken.add(pos)
+        own_cards.append(shuffled[pos])
+    by_back: dict[int, list[int]] = {}
+    for pos, c in enumerate(shuffled):
+        if pos not in taken:
+            by_back.setdefault(face(c, other), []).append(c)
+    placed = []
+    for _, _, back in slots:
+        group = by_back.get(back)
+        if not group:
+            return None
+        placed.append(group.pop())
+    rest = [c for group in by_back.values() for c in group]
+    return own_cards, placed, rest
 
 
 def _recheck_hidden_facts(g, t: State, seat: int, rng: np.random.Generator) -> None:
