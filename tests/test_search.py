@@ -100,3 +100,26 @@ def test_native_league_accepts_search_opponents(tmp_path):
     assert summary["timesteps"] >= 64
     with pytest.raises(ConfigError, match="ismcts option"):
         TrainConfig.from_dict({"algo": "ppo", "opponents": {"ismcts:iterations=x": 1.0}})
+
+
+def test_the_cut_rollout_estimate_is_zero_sum_and_favours_fewer_cards():
+    from agents.search import estimate
+
+    g = Game("attack", 4)
+    s = g.new_state(0)
+    s.hand_size = [2, 5, 7, 5]
+    values = estimate(s)
+    assert abs(sum(values)) < 1e-9
+    assert values[0] > values[1] == values[3] > values[2]
+    s.eliminated = [False, False, True, False]  # a seat out of the match cannot win
+    assert estimate(s)[2] == pytest.approx(-1 / 3)
+
+
+def test_bench_search_reports_every_part_of_the_search_path(capsys):
+    from train.cli import main
+
+    assert main(["bench", "search", "--players", "2", "--positions", "20", "--rounds", "1",
+                 "--iterations", "5"]) == 0
+    out = capsys.readouterr().out
+    for label in ("clone", "sample (own generator)", "sample (shared generator)", "rollout", "ismcts iterations=5"):
+        assert label in out
