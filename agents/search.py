@@ -90,11 +90,9 @@ class ISMCTSAgent:
     reads_state = True  # callers hand it the game state (it sees only what ``sample_hidden`` keeps)
 
     def __init__(self, game: Game, seed: int | None = None, **options):
-        unknown = set(options) - set(OPTIONS)
-        if unknown:
-            raise SearchOptionError(f"unknown ismcts option(s) {sorted(unknown)}; allowed: {', '.join(OPTIONS)}")
         self.game = game
-        self.options = {**parse_options(""), **options}
+        # keyword options pass the same checks as a spec's
+        self.options = parse_options(",".join(f"{key}={value}" for key, value in options.items()))
         self.rng = np.random.default_rng(seed)
         self.rollout = RolloutPolicy(game)
         self.obvious = {Phase.UNO_CALL: game.layout.call, Phase.CATCH: game.layout.catch}

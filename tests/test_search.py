@@ -70,6 +70,8 @@ def test_spec_options_and_bad_options():
                         ("ismcts:time=-1", "out of range")]:
         with pytest.raises(SearchOptionError, match=words):
             agents.load(spec, g)
+    with pytest.raises(SearchOptionError, match="out of range"):
+        ISMCTSAgent(g, iterations=0)
     with pytest.raises(TypeError, match="act_state"):
         a.act(np.zeros(3), np.ones(3))
 
