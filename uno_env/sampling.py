@@ -22,7 +22,8 @@ challenge would catch the offender is recomputed from its redrawn hand.
 Flip note: each of ``seat``'s own cards keeps its active face and gets the back of a random card
 with that face among the cards it has not seen; own slots are filled first, then the slots with a
 visible back, so a sample is close to, not exactly, uniform among the consistent ones. The deck's
-pairing of faces counts as known.
+pairing of faces counts as known: with ``flip.pairing: random_per_deck`` that is more than a player
+knows (a visible back then narrows the card to the one or two with that back; still to be fixed).
 
 The sample is meant for the seat that decides now (its own decision); for another seat, a pending
 decision whose existence depends on the decider's hidden cards (a jump-in window, a drawn card to
