@@ -12,10 +12,15 @@ VARIANTS = ["classic", "alphabet", "xiangqi", "flex", "flip", "attack"]
 HOUSE = {"stacking": "any", "jump_in": "on", "multi_play": "on", "uno_call": "explicit", "madness": "on"}
 
 
+def physical(s) -> list:
+    """Every physical card of a Flip game, wherever it is."""
+    return s.physical_draw + s.physical_discard + [c for h in s.physical_hands for c in h]
+
+
 def all_cards(g: Game, s) -> Counter:
-    """Every card of the game (physical cards in Flip), wherever it is."""
+    """Every card of the game (in Flip: every face of either side), wherever it is."""
     if g.physical is not None:
-        return Counter(s.physical_draw + s.physical_discard + [c for h in s.physical_hands for c in h])
+        return Counter((side, g.physical.face(c, side)) for c in physical(s) for side in (0, 1))
     return Counter(s.draw_pile + s.discard + [k for h in s.hands for k, c in enumerate(h) for _ in range(c)])
 
 
@@ -83,7 +88,8 @@ def test_every_unseen_card_reaches_every_place_it_could_be():
 
 
 def test_flip_slots_keep_their_back_faces_and_take_every_matching_card():
-    g = Game("flip", 3)
+    """With the fixed (published, so known) pairing, slots are refilled with real cards of the deck."""
+    g = Game("flip", 3, **{"flip.pairing": "fixed"})
     s = g.new_state(4)
     phys, other = g.physical, 1 - s.side
     rng = np.random.default_rng(0)
@@ -165,3 +171,26 @@ def test_same_generator_same_sample_and_bad_seat():
     assert g.to_spec(a) == g.to_spec(b)
     with pytest.raises(ValueError, match="seat 3 is not a seat"):
         g.sample_hidden(s, 3, np.random.default_rng(0))
+
+
+def test_flip_random_pairing_is_redrawn_for_cards_not_seen_on_both_sides():
+    """The default pairing is drawn per game: a visible back says nothing about the face behind it."""
+    g = Game("flip", 3)
+    s = g.new_state(4)
+    phys, side, other = g.physical, s.side, 1 - s.side
+    real_fronts = {}  # back face -> active faces it has in the real deck
+    for c in s.deck_cards:
+        real_fronts.setdefault(phys.face(c, other), set()).add(phys.face(c, side))
+    rng = np.random.default_rng(0)
+    beyond_real = False
+    for _ in range(200):
+        t = g.sample_hidden(s, 0, rng)
+        assert sorted(phys.face(c, side) for c in t.physical_hands[0]) == \
+            sorted(phys.face(c, side) for c in s.physical_hands[0])
+        for h in (1, 2):
+            assert [phys.face(c, other) for c in t.physical_hands[h]] == [phys.face(c, other) for c in s.physical_hands[h]]
+            beyond_real |= any(phys.face(c, side) not in real_fronts[phys.face(c, other)] for c in t.physical_hands[h])
+        assert phys.face(t.physical_draw[-1], other) == phys.face(s.physical_draw[-1], other)
+        assert t.physical_discard == s.physical_discard
+        assert Counter(t.deck_cards) == Counter(physical(t))
+    assert beyond_real  # samples pair faces the real deck does not: the pairing is not leaked

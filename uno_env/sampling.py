@@ -10,8 +10,7 @@ What stays:
 - every hand's size, the discard pile, the draw pile's size, every public counter;
 - cards shown to ``seat`` (a challenge reveal) or to every seat (a Flip duel) and not placed since,
   with their holder (``State.shown``; forgotten at a Flip side change, so they count as unseen then);
-- Flip: the back face every opponent card shows and the draw pile's visible top back face (each
-  slot is refilled with an unseen physical card of the same back face).
+- Flip: the back face every opponent card shows and the draw pile's visible top back face.
 
 What is redrawn: the other hands' remaining cards and the draw pile (Attack: the launcher's
 cards) from the unseen cards, uniformly among the assignments consistent with the above; the game's
@@ -19,11 +18,13 @@ random generator and the Attack launcher's stream. The public void evidence (``S
 ignored: hands are uniform given the constraints above, not weighted by it. Whether a pending
 challenge would catch the offender is recomputed from its redrawn hand.
 
-Flip note: each of ``seat``'s own cards keeps its active face and gets the back of a random card
-with that face among the cards it has not seen; own slots are filled first, then the slots with a
-visible back, so a sample is close to, not exactly, uniform among the consistent ones. The deck's
-pairing of faces counts as known: with ``flip.pairing: random_per_deck`` that is more than a player
-knows (a visible back then narrows the card to the one or two with that back; still to be fixed).
+Flip note: with ``flip.pairing: random_per_deck`` (the default) the pairing of faces is part of
+the secret: every card ``seat`` has not seen both faces of keeps the face it shows and gets its other
+face at random from the faces not showing (a uniformly random consistent pairing; the sample's
+physical cards, ``State.deck_cards`` included, can differ from the real ones). With the fixed
+published pairing, the pairing is known: each of ``seat``'s own cards keeps its active face and gets
+a random unseen card with that face, then each visible back an unseen card with that back (own slots
+first, a redraw when a back runs short), close to, not exactly, uniform.
 
 The sample is meant for the seat that decides now (its own decision); for another seat, a pending
 decision whose existence depends on the decider's hidden cards (a jump-in window, a drawn card to
@@ -63,7 +64,10 @@ def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: b
         t.launcher_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
     known = known_cards(s, seat)
     if g.physical is not None:
-        _redeal_physical(g, t, seat, known, rng)
+        if g.physical.rng_pairing:
+            _redeal_unknown_pairing(g, t, seat, known, rng)
+        else:
+            _redeal_physical(g, t, seat, known, rng)
     else:
         _redeal(g, t, seat, known, rng)
     _recheck_hidden_facts(g, t, seat, rng)
@@ -157,6 +161,59 @@ def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generat
             for c in hands[h]:
                 hand[face(c, side)] += 1
             t.hands[h] = hand
+
+
+def _redeal_unknown_pairing(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
+    """Flip with a pairing drawn per game: which face is on the back of which is part of the secret.
+
+    Every card ``seat`` has not seen both faces of (its own, the opponents' but their shown ones, the
+    draw pile) keeps the face it shows ``seat`` (own cards: the active one; opponent cards and the
+    draw pile's top: the back) and gets its other face(s) from those faces of these cards that are not
+    showing, at random: a uniformly random pairing consistent with what ``seat`` sees. The discard pile
+    and shown cards keep their physical cards.
+    """
+    phys = g.physical
+    side, other = t.side, 1 - t.side
+    face, code = phys.face, phys.code
+    hands = t.physical_hands = [h[:] for h in t.physical_hands]
+    slots: list[tuple[int, int, int, int]] = []  # (holder or -1 = draw pile, index, active or -1, back or -1)
+    for h in range(t.num_players):
+        keep = list(known.get(h, ())) if h != seat else []
+        for i, c in enumerate(hands[h]):
+            f = face(c, side)
+            if keep and keep[f]:
+                keep[f] -= 1
+                continue
+            slots.append((h, i, f, -1) if h == seat else (h, i, -1, face(c, other)))
+    draw = t.physical_draw
+    for i, c in enumerate(draw):
+        slots.append((-1, i, -1, face(c, other) if i == len(draw) - 1 else -1))
+    cards = [hands[h][i] if h >= 0 else draw[i] for h, i, _, _ in slots]
+    actives = [face(c, side) for c in cards]
+    backs = [face(c, other) for c in cards]
+    for _, _, f, b in slots:  # the faces that are showing are not free to move
+        if f >= 0:
+            actives.remove(f)
+        if b >= 0:
+            backs.remove(b)
+    actives = [actives[i] for i in rng.permutation(len(actives)).tolist()]
+    backs = [backs[i] for i in rng.permutation(len(backs)).tolist()]
+    new_draw = draw[:]
+    for h, i, f, b in slots:
+        c = code(f if f >= 0 else actives.pop(), b if b >= 0 else backs.pop(), side)
+        if h >= 0:
+            hands[h][i] = c
+        else:
+            new_draw[i] = c
+    t.physical_draw = new_draw
+    t.draw_pile = [face(c, side) for c in new_draw]
+    for h in range(t.num_players):
+        if h != seat:
+            hand = [0] * g.num_kinds
+            for c in hands[h]:
+                hand[face(c, side)] += 1
+            t.hands[h] = hand
+    t.deck_cards = tuple(sorted(t.physical_discard + new_draw + [c for h in hands for c in h]))
 
 
 def _fill(cards: list[int], own_faces: list[int], slots: list, side: int, other: int, face, rng):
