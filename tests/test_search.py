@@ -22,17 +22,16 @@ TABLES = [
 
 
 @pytest.mark.parametrize("variant,players,options", TABLES)
-def test_only_legal_actions_in_every_phase_met(variant, players, options):
+def test_only_legal_actions_in_every_phase_searched(variant, players, options):
     """Random games; every decision with a choice is searched (small budget) and must be legal."""
     g = Game(variant, players, **options)
     agent = ISMCTSAgent(g, seed=0, iterations=8)
     rng = np.random.default_rng(3)
-    phases_met, phases_searched = set(), set()
+    phases_searched = set()
     for seed in range(4):
         s = g.new_state(seed)
         while not s.is_over and s.steps < 150:
             legal = g.legal_actions(s)
-            phases_met.add(str(s.phase))
             if len(legal) > 1 and rng.random() < 0.5:
                 a = agent.act_state(s)
                 assert a in legal
@@ -40,8 +39,7 @@ def test_only_legal_actions_in_every_phase_met(variant, players, options):
             else:
                 a = legal[int(rng.integers(len(legal)))]
             g.step(s, a)
-    assert phases_searched  # the search ran
-    assert phases_searched <= phases_met
+    assert {"TURN", "CHOOSE_COLOUR"} <= phases_searched  # the search ran on the common decisions
 
 
 def test_same_seed_same_move_and_the_state_is_untouched():

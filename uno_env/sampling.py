@@ -154,13 +154,7 @@ def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generat
             hands[h][i] = c
     order = rng.permutation(len(rest)).tolist()
     t.physical_draw = [rest[i] for i in order] + ([top] if top >= 0 else [])
-    t.draw_pile = [face(c, side) for c in t.physical_draw]
-    for h in range(t.num_players):
-        if h != seat:
-            hand = [0] * g.num_kinds
-            for c in hands[h]:
-                hand[face(c, side)] += 1
-            t.hands[h] = hand
+    _faces_from_physical(g, t, seat)
 
 
 def _redeal_unknown_pairing(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
@@ -206,14 +200,17 @@ def _redeal_unknown_pairing(g, t: State, seat: int, known: dict, rng: np.random.
         else:
             new_draw[i] = c
     t.physical_draw = new_draw
-    t.draw_pile = [face(c, side) for c in new_draw]
-    for h in range(t.num_players):
-        if h != seat:
-            hand = [0] * g.num_kinds
-            for c in hands[h]:
-                hand[face(c, side)] += 1
-            t.hands[h] = hand
+    _faces_from_physical(g, t, seat)
     t.deck_cards = tuple(sorted(t.physical_discard + new_draw + [c for h in hands for c in h]))
+
+
+def _faces_from_physical(g, t: State, seat: int) -> None:
+    """The draw pile's and the other hands' active faces, from their redealt physical cards."""
+    phys, side = g.physical, t.side
+    t.draw_pile = [phys.face(c, side) for c in t.physical_draw]
+    for h, cards in enumerate(t.physical_hands):
+        if h != seat:
+            t.hands[h] = phys.counts(cards, side)
 
 
 def _fill(cards: list[int], own_faces: list[int], slots: list, side: int, other: int, face, rng):

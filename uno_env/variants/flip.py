@@ -120,11 +120,14 @@ class FlipCards:
         s.physical_draw.reverse()
         s.discard = [face(c, side) for c in s.physical_discard]
         s.draw_pile = [face(c, side) for c in s.physical_draw]
-        for seat, cards in enumerate(s.physical_hands):
-            hand = [0] * self.K
-            for c in cards:
-                hand[face(c, side)] += 1
-            s.hands[seat] = hand
+        s.hands = [self.counts(cards, side) for cards in s.physical_hands]
+
+    def counts(self, cards: list[int], side: int) -> list[int]:
+        """Cards per face kind of ``side`` (a hand's counts from its physical cards)."""
+        hand = [0] * self.K
+        for c in cards:
+            hand[self.face(c, side)] += 1
+        return hand
 
     def backs(self, s, seat: int) -> list[int]:
         """Inactive faces of ``seat``'s hand (what the other seats see of it)."""
