@@ -9,9 +9,10 @@ In a world, only the children legal there compete; each child counts the iterati
 was available, and the selection uses that count (UCB with availability, Cowling, Powley and
 Whitehouse 2012). A new node is added per iteration (the rollout policy's choice first), then the
 world is played on by a fast rule-based rollout policy for ``rollout_depth`` decisions and scored:
-the result if the game ended (winner +1, the others -1/(n-1)), else an estimate from the hand sizes
-(``estimate``). Short rollouts scored so were as strong as full ones in two-player Classic and several
-times cheaper. Every node keeps the mean result of the seat that chose it, so every seat maximises
+the result if the game ended (winner +1, the others -1/(n-1)), else the leaf model's expected result
+(``leaf_value.py``: by default a win model fitted at first use to rollout-policy games of the same
+rules, ``leaf=fitted``; or ``leaf=sizes``, a fixed function of the hand sizes). Short rollouts scored
+so were as strong as full ones in two-player Classic and several times cheaper. Every node keeps the mean result of the seat that chose it, so every seat maximises
 its own result at any table size.
 
 Forced decisions (one legal action) are played without a node; calling UNO and catching a player
@@ -35,13 +36,19 @@ from uno_env import Game
 from uno_env.cards import Effect
 from uno_env.state import Phase, State
 
+from .leaf_value import estimate, fitted_model
+
 #: name: (type, default, meaning) of every option of the spec.
 OPTIONS: dict[str, tuple[type, object, str]] = {
     "iterations": (int, 300, "search iterations (sampled worlds) per decision, >= 1"),
     "time": (float, 0.0, "seconds per decision, 0 = no time limit (then only iterations bound the search)"),
     "c": (float, 1.0, "UCB exploration constant, >= 0 (results are in [-1, 1])"),
-    "rollout_depth": (int, 8, "decisions per rollout before the world is scored by its hand sizes, >= 1"),
+    "rollout_depth": (int, 8, "decisions per rollout before the world is scored by the leaf model, >= 1"),
+    "leaf": (str, "fitted", "leaf model of a cut rollout: fitted (a win model fitted to rollout-policy games of "
+                            "the same rules) or sizes (hand sizes only)"),
 }
+
+LEAF_MODELS = ("fitted", "sizes")
 
 
 class SearchOptionError(ValueError):
@@ -65,7 +72,10 @@ def parse_options(text: str) -> dict:
         except ValueError:
             raise SearchOptionError(f"ismcts option {key}={value!r} must be a {kind.__name__}; allowed: {allowed}") \
                 from None
-        if (key in ("iterations", "rollout_depth") and parsed < 1) or (key in ("time", "c") and parsed < 0) \
+        if kind is str:
+            if parsed not in LEAF_MODELS:
+                raise SearchOptionError(f"ismcts option {key}={value!r} is not one of: {', '.join(LEAF_MODELS)}")
+        elif (key in ("iterations", "rollout_depth") and parsed < 1) or (key in ("time", "c") and parsed < 0) \
                 or not math.isfinite(parsed):
             raise SearchOptionError(f"ismcts option {key}={value!r} is out of range: {OPTIONS[key][2]}")
         out[key] = parsed
@@ -95,6 +105,7 @@ class ISMCTSAgent:
         self.options = parse_options(",".join(f"{key}={value}" for key, value in options.items()))
         self.rng = np.random.default_rng(seed)
         self.rollout = RolloutPolicy(game)
+        self.leaf = fitted_model(game, self.rollout) if self.options["leaf"] == "fitted" else estimate
         self.obvious = {Phase.UNO_CALL: game.layout.call, Phase.CATCH: game.layout.catch}
         self.last_iterations = 0
 
@@ -124,7 +135,7 @@ class ISMCTSAgent:
         c = opts["c"]
         limit = opts["rollout_depth"]
         deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
-        step, legal_of, rollout, obvious = g.step, g.legal_actions, self.rollout.choose, self.obvious
+        step, legal_of, rollout, obvious, leaf = g.step, g.legal_actions, self.rollout.choose, self.obvious, self.leaf
         done = 0
         for done in range(1, opts["iterations"] + 1):
             world = g.sample_hidden(state, me, rng, share_rng=True)
@@ -167,7 +178,7 @@ class ISMCTSAgent:
             while not world.is_over and moves < limit:  # rollout
                 step(world, rollout(world, legal_of(world), rng))
                 moves += 1
-            result = world.returns if world.is_over else estimate(world)
+            result = world.returns if world.is_over else leaf(world)
             for node in path:
                 node.visits += 1
                 node.total += result[node.seat]
@@ -176,16 +187,6 @@ class ISMCTSAgent:
         self.last_iterations = done
         visits = {a: ch.visits for (p, a), ch in root.children.items() if p == me}
         return max(legal, key=lambda a: (visits.get(a, 0), -a))
-
-
-def estimate(s: State) -> list[float]:
-    """Expected results of an unfinished game from its hand sizes: a seat's chance to win falls by
-    a factor e^(1/2) per card it holds more (seats out of an Attack elimination match have none)."""
-    n = s.num_players
-    weights = [0.0 if s.eliminated[i] else math.exp(-0.5 * s.hand_size[i]) for i in range(n)]
-    total = sum(weights)
-    lose = 1.0 / (n - 1)
-    return [w / total * (1.0 + lose) - lose for w in weights]
 
 
 class RolloutPolicy:

@@ -63,9 +63,10 @@ def test_spec_options_and_bad_options():
     a = agents.load("ismcts:iterations=25,c=0.5", g, seed=1)
     assert isinstance(a, ISMCTSAgent) and a.options["iterations"] == 25 and a.options["c"] == 0.5
     assert agents.load("ismcts", g).options["iterations"] == 300
+    assert agents.load("ismcts:leaf=sizes", g).options["leaf"] == "sizes" and agents.load("ismcts", g).options["leaf"] == "fitted"
     for spec, words in [("ismcts:iterations=0", "out of range"), ("ismcts:depth=3", "allowed: iterations"),
                         ("ismcts:iterations=many", "must be a int"), ("ismcts:c", "key=value"),
-                        ("ismcts:time=-1", "out of range")]:
+                        ("ismcts:time=-1", "out of range"), ("ismcts:leaf=cards", "not one of: fitted, sizes")]:
         with pytest.raises(SearchOptionError, match=words):
             agents.load(spec, g)
     with pytest.raises(SearchOptionError, match="out of range"):
