@@ -8,6 +8,8 @@
 - ``ismcts`` or ``ismcts:<key>=<value>,...``: information-set Monte Carlo tree search
   (``agents/search.py``; e.g. ``ismcts:iterations=400``);
 - ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic``);
+- ``pretrained``: the shipped policy of the game's own variant (``pretrained:<variant>``), so one
+  spec plays a suite of tasks in several variants;
 - a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file.py``).
 
 A spec that is not one of the names above is read as a path when it contains a path separator or
@@ -58,6 +60,9 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
     if spec == "ismcts" or spec.startswith("ismcts:"):
         _need_game(spec, game)
         return ISMCTSAgent(game, seed, **parse_options(spec[len("ismcts:"):]))
+    if spec == "pretrained":  # the game's own variant
+        _need_game(spec, game)
+        spec = f"pretrained:{game.rules.variant}"
     if spec.startswith("pretrained:"):
         name = spec.split(":", 1)[1]
         shipped = pretrained_names()
@@ -76,7 +81,7 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
             hint = f" (a training run's policy is {os.path.join(spec, 'policy')})"
         raise PolicyFileError(f"no such file: {base}(.npz/.json){hint}; an exported policy is a "
                               "<name>.npz + <name>.json pair")
-    known = [*BUILTIN, "ismcts", *(f"pretrained:{n}" for n in pretrained_names())]
+    known = [*BUILTIN, "ismcts", "pretrained", *(f"pretrained:{n}" for n in pretrained_names())]
     raise AgentSpecError(f"unknown agent spec {spec!r}{did_you_mean(spec, known)}; allowed: {_allowed()}")
 
 
@@ -105,5 +110,5 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def _allowed() -> str:
-    return f"{', '.join(BUILTIN)}, ismcts[:key=value,...], pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
+    return f"{', '.join(BUILTIN)}, ismcts[:key=value,...], pretrained (the game's variant), pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
            "or a path to an exported policy"

@@ -310,3 +310,14 @@ def test_shipped_native_agents_play_two_and_four_players(variant, other_variant)
         agents.load(f"pretrained:{variant}", Game(other_variant, num_players=2))
     with pytest.raises(PolicyFileError, match="2/4 players"):
         agents.load(f"pretrained:{variant}", Game(variant, num_players=3))
+
+
+def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
+    for variant in ("classic", "flip", "attack"):
+        game = Game(variant, num_players=4)
+        bot = agents.load("pretrained", game, seed=1)
+        assert bot.policy.metadata["config"]["run_name"] == variant
+    with pytest.raises(ValueError, match="pass game="):
+        agents.load("pretrained")
+    with pytest.raises(agents.AgentSpecError, match="did you mean .pretrained."):
+        agents.load("pretraind", Game("classic"))

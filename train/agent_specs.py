@@ -29,7 +29,7 @@ _LOADER_PREFIXES = ("ismcts:", "pretrained:")
 
 def is_callable_spec(spec: str) -> bool:
     """Whether ``spec`` is a ``module:callable`` spec rather than one ``agents.load`` reads."""
-    if not isinstance(spec, str) or spec in (*agents.BUILTIN, "ismcts") or spec.startswith(_LOADER_PREFIXES):
+    if not isinstance(spec, str) or spec in (*agents.BUILTIN, "ismcts", "pretrained") or spec.startswith(_LOADER_PREFIXES):
         return False
     if any(os.path.exists(spec + ext) for ext in ("", ".json", ".npz")):  # a policy file that happens to match
         return False

@@ -63,7 +63,9 @@ def leaderboard_markdown(runs: list[dict]) -> str:
         lines.append(f"| {rank} | `{run['agent']}`{mark} | {iqm} | {interval} | "
                      + " | ".join(win_rates.get(task_id, "-") for task_id in task_ids) + " |")
     if smoke:
-        lines += ["", "\\* smoke run (games per task or tasks changed): not comparable with official numbers."]
+        lines += ["", "\\* not official: a subset of the suite's tasks (its IQM is over the tasks it played; \"-\" "
+                  "marks a task it did not play) or fewer games per task (a smoke run); not comparable with official "
+                  "numbers."]
     if budget_runs:
         lines += ["", *budget_report.leaderboard_section(budget_runs)]
     return "\n".join(lines) + "\n"

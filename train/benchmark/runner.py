@@ -77,7 +77,8 @@ def results_markdown(results: dict) -> str:
     """The results as a Markdown table and the aggregate line."""
     lines = [f"# Benchmark: `{results['agent']}` on {results['suite']}", ""]
     if not results["official"]:
-        lines += ["Smoke run (games per task or tasks changed): not comparable with official numbers.", ""]
+        lines += ["Not official (a subset of the suite's tasks, or fewer games per task: a smoke run): not comparable "
+                  "with official numbers.", ""]
     lines += ["| task | variant | players | games | win rate | 95% interval | mean points | normalised score |",
               "|---|---|---|---|---|---|---|---|"]
     for t in results["tasks"]:
