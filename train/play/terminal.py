@@ -72,13 +72,9 @@ def describe_view(game: Game, state, seat: int, term: Terminal) -> list[str]:
         lines.append(f"match totals {state.scores}" + (f"; out: {', '.join(out)}" if out else ""))
     if game.physical is not None:  # Flip: the side, and the back faces this seat may see (never its own)
         lines += _flip_view(game, state, seat)
-    pen = (spec["pending"] or {}).get("penalty")
-    if pen:
-        who = "you" if pen["target"] == seat else f"P{pen['target']}"
-        amount = f"until {pen['until_colour']}" + (f" + {pen['total']}" if pen["total"] else "") \
-            if "until_colour" in pen else pen["total"]
-        lines.append(f"pending: {game.layout.draw_word} {amount} for {who}"
-                     + (" (challengeable)" if pen.get("challengeable") else ""))
+    pending = pending_text(game, spec, seat)
+    if pending:
+        lines.append(pending)
     shown = state.reveals[seat]
     if shown is not None:
         owner, counts = shown
@@ -99,10 +95,28 @@ def _flip_view(game: Game, state, seat: int) -> list[str]:
     if back >= 0:
         lines.append(f"  draw pile top's back face: {names[back]}")
     if state.duel is not None:
-        kind, p, t, shown_p, shown_t = state.duel
-        lines.append(f"  last duel ({names[kind]}): P{p} showed {' '.join(names[k] for k in shown_p) or 'no number'}, "
-                     f"P{t} showed {' '.join(names[k] for k in shown_t) or 'no number'}")
+        lines.append("  " + duel_text(game, state))
     return lines
+
+
+def pending_text(game: Game, spec: dict, seat: int) -> str | None:
+    """The pending penalty as said to ``seat`` (``spec``: ``game.to_spec(state)``), or None."""
+    pen = (spec["pending"] or {}).get("penalty")
+    if not pen:
+        return None
+    who = "you" if pen["target"] == seat else f"P{pen['target']}"
+    amount = f"until {pen['until_colour']}" + (f" + {pen['total']}" if pen["total"] else "") \
+        if "until_colour" in pen else pen["total"]
+    return (f"pending: {game.layout.draw_word} {amount} for {who}"
+            + (" (challengeable)" if pen.get("challengeable") else ""))
+
+
+def duel_text(game: Game, state) -> str:
+    """Flip: the last duel (public: both seats showed their cards to everyone)."""
+    names = game.deck.name_of
+    kind, p, t, shown_p, shown_t = state.duel
+    return (f"last duel ({names[kind]}): P{p} showed {' '.join(names[k] for k in shown_p) or 'no number'}, "
+            f"P{t} showed {' '.join(names[k] for k in shown_t) or 'no number'}")
 
 
 def narrate(state, seat: int, text: str, before_sizes: list[int], me: int,
@@ -222,19 +236,28 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
                 return None
         else:
             action = agents.choose_action(policies[actor], game, state, enc)
-        text = game.action_to_string(action, state)
-        before = list(state.hand_size)
-        mine, side = list(state.hands[seat]), state.side
-        round_index = state.round_index
-        (rec or game).step(state, action)
-        if state.round_index != round_index:  # a match dealt its next round
-            term.say(f"{text}: round over, points {state.round_points}, totals {state.scores}; new deal")
-            continue
-        drawn = [term.card(c) for c in new_cards(game, state, seat, mine, side)]
-        for line in narrate(state, actor, text, before, seat, drawn):
+        for line in step_narrated(game, state, action, seat, rec or game, term.card):
             term.say(line)
     term.say(outcome_text(game, state, seat))
     return state.winner
+
+
+def step_narrated(game: Game, state, action: int, me: int, stepper=None, card=str) -> list[str]:
+    """Apply ``action`` (through ``stepper``: the game or a Recorder) and narrate it to ``me`` with public information.
+
+    ``card`` formats the names of cards that entered ``me``'s own hand. A match that dealt its next
+    round says so in one line.
+    """
+    actor = state.current_seat
+    text = game.action_to_string(action, state)
+    before = list(state.hand_size)
+    mine, side = list(state.hands[me]), state.side
+    round_index = state.round_index
+    (stepper or game).step(state, action)
+    if state.round_index != round_index:  # a match dealt its next round
+        return [f"{text}: round over, points {state.round_points}, totals {state.scores}; new deal"]
+    drawn = [card(c) for c in new_cards(game, state, me, mine, side)]
+    return narrate(state, actor, text, before, me, drawn)
 
 
 def outcome_text(game: Game, state, seat: int) -> str:

@@ -1,0 +1,355 @@
+// uno-env serve: the page. Plain JavaScript, no build step, nothing fetched but this server's own API.
+// It draws only what the server sends for the human's seat; every decision is a click.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const DELAY = Number(new URLSearchParams(location.search).get("delay") ?? 700); // ms between narrated moves
+let config = null;
+let session = null;   // the current game's id
+let view = null;      // the human seat's view, as last drawn
+let replay = null;    // {source, data, frame}
+let decisionButtons = [];  // the buttons of the current decision (a card's mode chooser goes back to them)
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function cardEl(card, tag = "span", extra = "") {
+  const node = el(tag, `card c-${card.colour} ${extra}`.trim(), card.name);
+  node.dataset.card = card.name;
+  if (tag === "button") node.type = "button";
+  return node;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} :
+    {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const response = await fetch(path, init);
+  const data = await response.json().catch(() => ({error: `the server answered ${response.status}`}));
+  if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+  return data;
+}
+
+// ---------------------------------------------------------------- setup
+
+function fillSetup() {
+  const variant = $("variant");
+  for (const name of Object.keys(config.variants)) variant.append(new Option(name, name));
+  $("agent-forms").textContent = "Opponents: " + config.agent_forms + ".";
+  const list = el("datalist"); list.id = "agent-specs";
+  for (const spec of config.agents) list.append(new Option(spec, spec));
+  document.body.append(list);
+  variant.addEventListener("change", onVariant);
+  $("players").addEventListener("input", onPlayers);
+  onVariant();
+}
+
+function onVariant() {
+  const spec = config.variants[$("variant").value];
+  const players = $("players");
+  players.min = spec.min_players; players.max = spec.max_players;
+  players.value = Math.min(Math.max(Number(players.value) || 2, spec.min_players), spec.max_players);
+  const box = $("options");
+  box.replaceChildren();
+  for (const option of spec.options) {
+    const label = el("label", "", option.key + " ");
+    label.title = option.doc;
+    let input;
+    if (option.choices) {
+      input = el("select");
+      for (const choice of option.choices) input.append(new Option(String(choice), String(choice)));
+    } else {
+      input = el("input");
+    }
+    input.value = typeof option.default === "object" ? JSON.stringify(option.default) : String(option.default);
+    input.dataset.key = option.key;
+    input.dataset.default = input.value;
+    label.append(input);
+    box.append(label);
+  }
+  onPlayers();
+}
+
+function onPlayers() {
+  const n = Number($("players").value) || 2;
+  const seat = $("seat"), old = seat.value;
+  seat.replaceChildren(...Array.from({length: n}, (_, q) => new Option(`P${q}`, String(q))));
+  seat.value = Number(old) < n ? old : "0";
+  const box = $("opponents-setup");
+  const specs = Array.from(box.querySelectorAll("input"), (i) => i.value);
+  box.replaceChildren();
+  for (let i = 0; i < n - 1; i++) {
+    const label = el("label", "", `Opponent ${i + 1} `);
+    const input = el("input");
+    input.setAttribute("list", "agent-specs");
+    input.className = "opponent";
+    input.value = specs[i] ?? "heuristic";
+    label.append(input);
+    box.append(label);
+  }
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const options = Array.from($("options").querySelectorAll("[data-key]"))
+    .filter((i) => i.value !== i.dataset.default).map((i) => `${i.dataset.key}=${i.value}`);
+  const seed = $("seed").value.trim();
+  const body = {variant: $("variant").value, players: Number($("players").value), seat: Number($("seat").value),
+                opponents: Array.from(document.querySelectorAll(".opponent"), (i) => i.value.trim()),
+                options, seed: seed === "" ? null : Number(seed)};
+  try {
+    const data = await api("/api/games", body);
+    session = data.session;
+    showError("");
+    $("log").replaceChildren();
+    $("setup").hidden = true;
+    $("table").hidden = false;
+    await play(data);
+  } catch (err) { showError(err.message); }
+}
+
+// ---------------------------------------------------------------- the game
+
+async function play(data) {
+  document.body.dataset.state = "busy";
+  $("decision").hidden = true;
+  $("result").hidden = true;
+  for (const event of data.events) {   // the moves up to the human's decision, one at a time
+    for (const line of event.lines) log(line);
+    draw(event.view);
+    if (DELAY > 0) await new Promise((done) => setTimeout(done, DELAY));
+  }
+  draw(data.view);
+  decide(data.view);
+}
+
+function log(line) {
+  const item = el("li", line.startsWith("you") || line.startsWith("  you") ? "mine" : "", line);
+  $("log").append(item);
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+function draw(v) {
+  view = v;
+  const opponents = $("opponents");
+  opponents.replaceChildren();
+  for (const seat of v.seats) {
+    if (seat.seat === v.seat) continue;
+    opponents.append(seatEl(seat, v));
+  }
+  const me = v.seats[v.seat];
+  $("me-name").textContent = `${me.name}: ${cardCount(me.cards)}` + (me.score !== undefined ? `, ${me.score} points` : "");
+  $("me-power").textContent = me.power === undefined ? "" : `power card ${me.power ? "✓" : "✘"}`;
+  drawCommon(v, "");
+  $("hand").replaceChildren(...v.hand.map((card) => cardEl(card, "button")));
+  const reveal = $("reveal");
+  reveal.hidden = !v.reveal;
+  reveal.replaceChildren();
+  if (v.reveal) {
+    reveal.replaceChildren(el("span", "", `P${v.reveal.owner} showed you: `),
+                           ...v.reveal.cards.map((c) => cardEl(c, "span", "small")));
+  }
+}
+
+function cardCount(n) {
+  return `${n} card${n === 1 ? "" : "s"}`;
+}
+
+function seatEl(seat, v) {
+  const box = el("div", "seat" + (v.turn === seat.seat ? " turn" : "") + (seat.out ? " out" : ""));
+  box.dataset.seat = seat.seat;
+  box.append(el("div", "name", seat.name), el("div", "count", cardCount(seat.cards)));
+  if (seat.power !== undefined) box.append(el("div", "power", `power card ${seat.power ? "✓" : "✘"}`));
+  if (seat.score !== undefined) box.append(el("div", "score", `${seat.score} points${seat.out ? ", out" : ""}`));
+  if (seat.backs) {
+    const backs = el("div", "backs");
+    backs.title = "the back faces you can see";
+    backs.append(...seat.backs.map((c) => cardEl(c, "span", "small back")));
+    box.append(backs);
+  }
+  if (seat.hand) {
+    const hand = el("div", "hand");
+    hand.append(...seat.hand.map((c) => cardEl(c, "span", "small")));
+    box.append(hand);
+  }
+  return box;
+}
+
+function drawCommon(v, prefix) {
+  // the table's middle: shared by the game and the replay viewer (ids prefixed "rp-" there)
+  const status = prefix ? $(prefix + "status") : null;
+  const lines = [`top ${v.top ? v.top.name : "-"}`, `colour ${v.colour}`, `direction ${v.direction}`,
+                 `${v.pile.word} ${v.pile.count}`];
+  if (v.turn !== null && v.turn !== undefined) lines.push(`turn: P${v.turn}`);
+  if (v.flip) lines.push(`active side ${v.flip.side}`);
+  if (v.pending) lines.push(v.pending);
+  if (v.flip && v.flip.duel) lines.push(v.flip.duel);
+  if (status) { status.textContent = lines.join(" · "); return; }
+  $("top").replaceChildren(v.top ? cardEl(v.top) : el("span", "", "-"));
+  $("colour").textContent = v.colour;
+  $("direction").textContent = v.direction === "clockwise" ? "↻ clockwise" : "↺ counter-clockwise";
+  $("pile-word").textContent = v.pile.word;
+  $("pile-count").textContent = v.pile.count;
+  $("turn").textContent = v.turn === null ? "" : (v.turn === v.seat ? "your turn" : `P${v.turn}'s turn`);
+  $("side").textContent = v.flip ? `active side ${v.flip.side}` : "";
+  $("pending").textContent = v.pending || "";
+  $("duel").textContent = v.flip && v.flip.duel ? v.flip.duel : "";
+  const back = $("draw-top-back");
+  back.replaceChildren();
+  if (v.flip && v.flip.draw_top_back) back.append(el("span", "label", "its top's back "),
+                                                   cardEl(v.flip.draw_top_back, "span", "small back"));
+}
+
+function decide(v) {
+  if (v.result) return finish(v);
+  const decision = v.decision;
+  document.body.dataset.state = "decide";
+  $("decision").hidden = false;
+  $("decision").dataset.step = v.step;
+  $("decision").dataset.phase = decision.phase;
+  $("prompt").textContent = decision.prompt;
+  const inHand = new Set(v.hand.map((c) => c.name));
+  const buttons = [];
+  for (const [card, actions] of Object.entries(decision.plays)) {
+    if (!inHand.has(card)) for (const a of actions) buttons.push({...a, label: a.text});
+  }
+  buttons.push(...decision.buttons);
+  decisionButtons = buttons;
+  showButtons(buttons);
+  for (const node of $("hand").children) {
+    const actions = decision.plays[node.dataset.card];
+    if (!actions) continue;
+    node.classList.add("legal");
+    node.dataset.actions = actions.map((a) => a.action).join(" ");
+    node.addEventListener("click", () => actions.length === 1 ? send(actions[0].action) :
+      showButtons([...actions.map((a) => ({...a, label: a.text})), {cancel: true, label: "back"}]));
+  }
+}
+
+function showButtons(buttons) {
+  const box = $("buttons");
+  box.replaceChildren();
+  for (const b of buttons) {
+    const node = el("button", "", b.label);
+    node.type = "button";
+    if (b.cancel) { node.addEventListener("click", () => showButtons(decisionButtons)); box.append(node); continue; }
+    node.dataset.action = b.action;
+    node.dataset.text = b.text;
+    const colour = b.text.match(/^colour (\w+)$/);
+    if (colour) node.className = `card small c-${colour[1]}`;
+    node.addEventListener("click", () => send(b.action));
+    box.append(node);
+  }
+}
+
+async function send(action) {
+  if (document.body.dataset.state !== "decide") return;
+  document.body.dataset.state = "busy";
+  try {
+    const data = await api(`/api/games/${session}/act`, {action, step: view.step});
+    showError("");
+    await play(data);
+  } catch (err) {
+    showError(err.message);
+    document.body.dataset.state = "decide";   // the game is unchanged: the same decision again
+  }
+}
+
+function finish(v) {
+  document.body.dataset.state = "over";
+  $("decision").hidden = true;
+  $("result").hidden = false;
+  $("result-text").textContent = v.result.text;
+  const points = v.result.round_points.map((p, q) => `P${q} ${p}`).join(", ");
+  $("result-points").textContent = `round points: ${points}; totals: ${v.result.scores.join(", ")}`;
+  $("save").href = `/api/games/${session}/record`;
+}
+
+async function rematch() {
+  try {
+    const data = await api(`/api/games/${session}/rematch`, {});
+    showError("");
+    log(`-- game ${data.view.game_number} --`);
+    await play(data);
+  } catch (err) { showError(err.message); }
+}
+
+// ---------------------------------------------------------------- replay viewer
+
+async function openReplay(source, index = 0) {
+  try {
+    const data = await api("/api/replay", {...source, game: index});
+    showError("");
+    replay = {source, data, frame: 0};
+    const games = $("replay-game");
+    games.replaceChildren(...data.games.map((g) => new Option(
+      `game ${g.index}: ${g.variant}, ${g.actions} decisions, seed ${g.seed}`, String(g.index))));
+    games.value = String(index);
+    $("replay-view").hidden = false;
+    showFrame(0);
+  } catch (err) { showError(err.message); }
+}
+
+function showFrame(i) {
+  const frames = replay.data.frames;
+  replay.frame = Math.max(0, Math.min(frames.length - 1, i));
+  const frame = frames[replay.frame];
+  $("rp-position").textContent = `${replay.frame} / ${frames.length - 1}`;
+  $("rp-caption").textContent = frame.text;
+  drawCommon(frame.view, "rp-");
+  $("rp-seats").replaceChildren(...frame.view.seats.map((s) => seatEl(s, frame.view)));
+  $("rp-result").textContent = replay.frame === frames.length - 1 ? replay.data.result.text : "";
+}
+
+// ---------------------------------------------------------------- wiring
+
+function tab(name) {
+  $("play").hidden = name !== "play";
+  $("replay").hidden = name !== "replay";
+  $("tab-play").classList.toggle("active", name === "play");
+  $("tab-replay").classList.toggle("active", name === "replay");
+}
+
+async function init() {
+  $("tab-play").addEventListener("click", () => tab("play"));
+  $("tab-replay").addEventListener("click", () => tab("replay"));
+  $("setup").addEventListener("submit", startGame);
+  $("rematch").addEventListener("click", rematch);
+  $("new-game").addEventListener("click", () => { $("table").hidden = true; $("setup").hidden = false;
+                                                   document.body.dataset.state = "setup"; });
+  $("replay-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    if (file) await openReplay({text: await file.text()});
+  });
+  $("replay-folder").addEventListener("change", (e) => e.target.value && openReplay({path: e.target.value}));
+  $("replay-game").addEventListener("change", (e) => replay && openReplay(replay.source, Number(e.target.value)));
+  $("rp-first").addEventListener("click", () => showFrame(0));
+  $("rp-prev").addEventListener("click", () => showFrame(replay.frame - 1));
+  $("rp-next").addEventListener("click", () => showFrame(replay.frame + 1));
+  $("rp-last").addEventListener("click", () => showFrame(Infinity));
+  document.addEventListener("keydown", (e) => {
+    if ($("replay").hidden || !replay) return;
+    if (e.key === "ArrowRight") showFrame(replay.frame + 1);
+    if (e.key === "ArrowLeft") showFrame(replay.frame - 1);
+  });
+  try {
+    config = await api("/api/config");
+  } catch (err) { showError(err.message); return; }
+  fillSetup();
+  if (config.records.length) {
+    $("replay-folder-box").hidden = false;
+    $("replay-folder").replaceChildren(new Option("choose a file", ""), ...config.records.map((r) => new Option(r, r)));
+  }
+  document.body.dataset.ready = "1";
+}
+
+init();

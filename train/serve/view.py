@@ -1,0 +1,100 @@
+"""The JSON the page draws: what one seat may see of a game (or, for a replay, the whole table).
+
+A seat's view holds only public information and what that seat privately knows (RULES.md §1.13,
+the same as the terminal player shows): its own hand, the top card and current colour, the
+direction, every seat's card count, the pile's size, a pending penalty, a hand shown to it by a
+challenge; Flex power cards; Flip's active side, the opponents' back faces, the draw pile top's
+back face and the last duel. It never says which opponent is deciding (a jump-in or catch window
+is offered only to some seats: who decides depends on hidden cards), only whose turn it is.
+"""
+from __future__ import annotations
+
+from uno_env import Game
+from uno_env.records import outcome_of
+
+from ..play.demo import colour_text, outcome_line
+from ..play.terminal import duel_text, outcome_text, pending_text
+
+#: What the ``pass`` action means, said on its button, per phase.
+PASS_LABELS = {"PLAY_OR_KEEP_DRAWN": "keep the drawn card", "JUMP_IN": "don't jump in", "MULTI_PLAY": "stop",
+               "OPTIMUS_PLACE": "stop placing", "CATCH": "don't catch"}
+
+#: The question of each phase, shown above its buttons.
+PROMPTS = {"TURN": "your turn: play a highlighted card or draw", "CHOOSE_COLOUR": "choose a colour",
+           "PLAY_OR_KEEP_DRAWN": "play the card you drew, or keep it",
+           "CHALLENGE_OR_ACCEPT": "challenge the wild, or accept the penalty",
+           "STACK_RESPONSE": "answer the penalty with a card, or accept it", "UNO_CALL": "call UNO?",
+           "CATCH": "catch the player who did not call UNO?", "JUMP_IN": "jump in with an identical card?",
+           "MULTI_PLAY": "play another card of the same rank, or stop", "CHOOSE_TARGET": "choose a target",
+           "OPTIMUS_PLACE": "place a card under Optimus, or stop"}
+
+
+def card_json(game: Game, kind: int) -> dict:
+    """A card as the page draws it: its name and its colour letter(s) (``W`` for a wild)."""
+    name = game.card_name(kind)
+    sides = game.deck.side_colours
+    colours = (sides[1] if name.startswith("D:") else sides[0]) if sides else game.deck.colours
+    colour = "W" if game.is_wild[kind] else colours[game.colour_of[kind]]
+    return {"name": name, "colour": colour}
+
+
+def hand_json(game: Game, state, seat: int) -> list[dict]:
+    """A seat's hand, sorted by kind (Flip: the active faces)."""
+    return [card_json(game, k) for k, c in enumerate(state.hands[seat]) for _ in range(c)]
+
+
+def table_view(game: Game, state, seat: int | None, names: list[str]) -> dict:
+    """What ``seat`` may see now; ``seat=None``: the whole table with every hand (replays of finished games)."""
+    spec = game.to_spec(state)
+    n = state.num_players
+    seats = []
+    for q in range(n):
+        entry = {"seat": q, "name": names[q], "cards": state.hand_size[q]}
+        if "power" in spec:  # Flex: every power card is public
+            entry["power"] = bool(spec["power"][q])
+        if game.match:
+            entry["score"], entry["out"] = state.scores[q], bool(state.eliminated[q])
+        if game.physical is not None and q != seat:  # Flip: the back faces everyone but the holder sees
+            entry["backs"] = [card_json(game, k) for k in sorted(game.physical.backs(state, q))]
+        if seat is None:
+            entry["hand"] = hand_json(game, state, q)
+        seats.append(entry)
+    view = {"variant": game.rules.variant, "players": n, "seat": seat, "seats": seats,
+            "top": card_json(game, state.discard[-1]) if state.discard else None,
+            "colour": colour_text(spec["colour"]), "direction": "clockwise" if state.direction == 1 else
+            "counter-clockwise", "pile": {"word": "launcher" if game.layout.draw_word == "press" else "draw pile",
+                                          "count": len(state.draw_pile)},
+            "turn": None if state.is_over else state.turn_seat,
+            "pending": pending_text(game, spec, -1 if seat is None else seat),
+            "hand": hand_json(game, state, seat) if seat is not None else None, "reveal": None, "flip": None}
+    if seat is not None and state.reveals[seat] is not None:
+        owner, counts = state.reveals[seat]
+        view["reveal"] = {"owner": owner, "cards": [card_json(game, k) for k, c in enumerate(counts) for _ in range(c)]}
+    if game.physical is not None:
+        back = game.physical.draw_top_back(state)
+        view["flip"] = {"side": "A" if state.side == 0 else "D",
+                        "draw_top_back": card_json(game, back) if back >= 0 else None,
+                        "duel": duel_text(game, state) if state.duel is not None else None}
+    return view
+
+
+def decision_json(game: Game, state) -> dict:
+    """The decision the deciding seat faces: play actions by card name, every other action as a button."""
+    phase = state.phase.value
+    plays, buttons = {}, []
+    for action in game.legal_actions(state):
+        text = game.action_to_string(action, state)
+        if text.startswith("play "):
+            card = text.split()[1]
+            plays.setdefault(card, []).append({"action": action, "text": text})
+        else:
+            label = PASS_LABELS.get(phase, "pass") if text == "pass" else text
+            buttons.append({"action": action, "text": text, "label": label})
+    return {"phase": phase, "prompt": PROMPTS.get(phase, phase), "plays": plays, "buttons": buttons}
+
+
+def result_json(game: Game, state, seat: int | None) -> dict:
+    """How a finished game ended: the winner, the points and a sentence for ``seat``."""
+    out = outcome_of(state)
+    out["text"] = outcome_text(game, state, seat) if seat is not None else outcome_line(state).strip()
+    return out
