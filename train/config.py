@@ -40,6 +40,9 @@ class TrainConfig:
     collector_workers: int = 0
     """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
     answers the others (0: everything in the learner's process). One per spare core; see README."""
+    ray_collectors: int = 2
+    """(ppo) Collectors run as Ray actors when training with ``--ray`` (one CPU of the cluster each; the
+    games split over them as over ``collector_workers`` without Ray); ignored without ``--ray``."""
     truncation_reward: float = -1.0
     """(ppo) What every seat of a game cut at the engine's ``max_steps`` learns as its reward. A voluntary
     draw is always legal, so a learner losing to strong opponents could prefer stalling (0) to losing
@@ -150,6 +153,8 @@ class TrainConfig:
             RuleSet.create(self.variant, n, self.rule_options)  # names the allowed player counts if not
         if not 0 <= self.collector_workers <= 64:
             raise ConfigError(f"training config 'collector_workers' = {self.collector_workers} must be in 0..64")
+        if not 1 <= self.ray_collectors <= 1024:
+            raise ConfigError(f"training config 'ray_collectors' = {self.ray_collectors} must be in 1..1024")
         if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):
             raise ConfigError(f"num_games = {self.num_games} is fewer than one game per table size per collector")
         if self.algo == "sb3" and self.player_counts != [self.num_players]:

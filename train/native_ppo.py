@@ -118,12 +118,27 @@ class Trajectories:
 
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
-          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, on_update=None) -> dict:
+          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, on_update=None,
+          ray_address: str | None = None) -> dict:
     """Run one native PPO job; returns the same summary as the SB3 path (``train.ppo.train``).
 
     ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
     policy file of the weights at that step (``uno-env benchmark --train`` saves its budget points so).
+    ``ray_address``: run ``cfg.ray_collectors`` collectors as Ray actors there (``train/scaleout``).
     """
+    if ray_address is not None:
+        from .scaleout import session
+
+        if cfg.num_games < cfg.ray_collectors * len(cfg.player_counts):
+            raise ConfigError(f"num_games = {cfg.num_games} is fewer than one game per table size per Ray "
+                              f"collector (ray_collectors = {cfg.ray_collectors})")
+        with session(ray_address, num_cpus=max(os.cpu_count() or 1, cfg.ray_collectors)):
+            return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=True)
+    return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=False)
+
+
+def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interval: float, progress_stream,
+           on_update, on_ray: bool) -> dict:
     import torch
 
     # -- the run directory and the resolved config beside it
@@ -152,7 +167,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
 
     # -- collectors (the games, split over the table sizes and the worker processes), network, optimiser
     sizes = cfg.player_counts
-    workers = cfg.collector_workers
+    workers = cfg.ray_collectors if on_ray else cfg.collector_workers
     shares = split_games(cfg, max(workers, 1))  # games per (collector, table size)
     obs_size = ObservationEncoder(game).size
     net = build_network(obs_size, game.num_actions, list(cfg.net_arch))
@@ -230,6 +245,10 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     with stop:  # the first Ctrl-C stops after the current batched step, a second at once
         try:
             make = CollectorProcess if workers else LocalCollector
+            if on_ray:
+                from .scaleout import collectors as ray_collectors
+
+                make = ray_collectors.RayCollector
             collectors += [make(cfg, j, share) for j, share in enumerate(shares)]
             if snapshots:
                 for c in collectors:
@@ -253,7 +272,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                     if not in_flight:
                         break
                     ready = set(in_flight)
-                    if workers:  # block until at least one worker has stepped its games
+                    if on_ray:
+                        ready = ray_collectors.ready(collectors, in_flight)
+                    elif workers:  # block until at least one worker has stepped its games
                         ready_conns = mp_wait([collectors[j].conn for j in in_flight])
                         ready = {j for j in in_flight if collectors[j].conn in ready_conns}
                     for j in sorted(ready):

@@ -39,6 +39,7 @@ from ..arg_types import non_negative_float, positive_int
 from ..errors import UsageError
 from ..progress import DEFAULT_INTERVAL, Progress
 from ..rule_args import add_rule_arguments, rules_from_args
+from ..scaleout import LOCAL, add_ray_argument
 from .report import markdown, summarise, write_outputs
 from .stats import play_game
 from .stream import (STREAM_FILE, STREAM_FORMAT, STREAM_VERSION, TournamentError, fingerprints, open_stream,
@@ -68,13 +69,13 @@ def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]
 _WORKER: dict = {}
 
 
-def _init_worker(rules: dict, specs: list[str]) -> None:
+def _init_worker(rules: dict, specs: list[str], files: dict | None = None) -> None:
     if parent_process() is not None:  # a pool worker: Ctrl-C is the parent's to handle (it stops the pool)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     game = Game(RuleSet.from_dict(rules))
-    # policy files are read once per process; each game gets fresh agents with its own seeds
-    loaded = {spec: load_agent(spec, game) for spec in specs if spec not in agents.BUILTIN}
-    files = {spec: agent for spec, agent in loaded.items() if isinstance(agent, agents.PolicyAgent)}
+    if files is None:  # policy files are read once per process; each game gets fresh agents with its own seeds
+        loaded = {spec: load_agent(spec, game) for spec in specs if spec not in agents.BUILTIN}
+        files = {spec: agent for spec, agent in loaded.items() if isinstance(agent, agents.PolicyAgent)}
     _WORKER.update(game=game, encoder=ObservationEncoder(game), specs=specs, files=files)
 
 
@@ -108,11 +109,14 @@ def check_games(games: int) -> None:
 
 def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, workers: int = 2,
                    record_dir: str | None = None, progress: bool = True, out_dir: str | None = None,
-                   resume: bool = False, progress_interval: float = DEFAULT_INTERVAL) -> dict:
+                   resume: bool = False, progress_interval: float = DEFAULT_INTERVAL,
+                   ray_address: str | None = None) -> dict:
     """Play the schedule and compute every statistic.
 
     With ``out_dir`` every finished game is appended to ``<out_dir>/games-played.jsonl``; with
     ``resume`` too, the games already there are kept and only the missing ones are played.
+    With ``ray_address`` the games are played as Ray tasks (``train/scaleout/tournament.py``):
+    the same results.
     """
     check_games(games)
     game = Game(rules)
@@ -131,8 +135,17 @@ def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, 
             kept, sink = open_stream(os.path.join(out_dir, STREAM_FILE), header, seatings, resume)
             stack.enter_context(sink)
         todo = [job for job in jobs if job[0] not in kept]
-        results = list(kept.values()) + _run_jobs(rules, specs, todo, workers, progress, sink,
-                                                  total=len(jobs), progress_interval=progress_interval)
+        if ray_address is not None:
+            from ..scaleout import session
+            from ..scaleout.tournament import run_jobs as run_ray_jobs
+
+            with session(ray_address, num_cpus=workers):
+                played = run_ray_jobs(rules, specs, todo, loaded, progress, sink, total=len(jobs),
+                                      progress_interval=progress_interval)
+        else:
+            played = _run_jobs(rules, specs, todo, workers, progress, sink, total=len(jobs),
+                               progress_interval=progress_interval)
+        results = list(kept.values()) + played
     results.sort(key=lambda r: r["index"])
     if record_dir:
         with atomic.atomic_open(os.path.join(record_dir, "games.jsonl")) as fh:
@@ -191,6 +204,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
                    help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
+    add_ray_argument(p, "the games as Ray tasks (same results; a local Ray gets --workers CPUs)")
     p.set_defaults(run=run)
 
 
@@ -200,6 +214,8 @@ def resume_command(args) -> str:
            "--games", str(args.games), "--seed", str(args.seed), "--workers", str(args.workers), "--out", args.out]
     if args.record:
         cmd += ["--record", args.record]
+    if getattr(args, "ray", None) is not None:
+        cmd += ["--ray"] + ([] if args.ray == LOCAL else [args.ray])
     for option in args.option:
         cmd += ["--option", option]
     return shlex.join(cmd + ["--resume"])
@@ -218,7 +234,8 @@ def run(args) -> int:
     try:
         summary = run_tournament(rules, args.agents, args.games, args.seed, args.workers, args.record,
                                  progress=not args.no_progress, out_dir=args.out, resume=args.resume,
-                                 progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+                                 progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
+                                 ray_address=getattr(args, "ray", None))
     except KeyboardInterrupt:
         path = os.path.join(args.out, STREAM_FILE)
         played = 0
