@@ -93,10 +93,16 @@ def test_ctrl_c_stops_with_a_resumable_checkpoint_and_a_policy(tmp_path, monkeyp
         return real_step(self, actions)
 
     monkeypatch.setattr(VectorGames, "step", step_then_interrupt)
-    summary = native_ppo.train(_cfg(tmp_path, total_timesteps=50_000, eval_games=2), progress=False)
+    # the test process's own handler may have been changed by an earlier test in this worker: start from Python's
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        summary = native_ppo.train(_cfg(tmp_path, total_timesteps=50_000, eval_games=2), progress=False)
+        restored = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert summary["interrupted"] and summary["timesteps"] < 50_000
     assert load_agent(summary["run_dir"] + "/policy", Game()).policy.metadata["training_steps"] == summary["timesteps"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is restored
+    assert restored is signal.default_int_handler  # the handler is restored
     monkeypatch.setattr(VectorGames, "step", real_step)
     more = native_ppo.train(_cfg(tmp_path, total_timesteps=summary["timesteps"] + 2_000, eval_games=2),
                             resume=summary["run_dir"], progress=False)

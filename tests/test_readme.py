@@ -11,7 +11,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 
 
 def test_the_readme_has_python_examples():
-    assert len(BLOCKS) >= 5
+    assert len(BLOCKS) >= 2
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))

@@ -1,4 +1,4 @@
-"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``demo``, ``bench`` and ``benchmark``.
+"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``serve``, ``demo``, ``bench`` and ``benchmark``.
 
 Errors and exit statuses:
 
@@ -33,7 +33,9 @@ examples:
   uno-env play --opponents pretrained:classic
   uno-env eval --agents heuristic greedy random --games 200
   uno-env train --config configs/train/classic.yaml
+  uno-env rllib --config configs/rllib/classic.yaml
   uno-env replay games.jsonl --game 0
+  uno-env serve --port 8000 --folder records
   uno-env bench engine --seconds 2
   uno-env benchmark --agent heuristic --out benchmark-results/heuristic
 
@@ -89,14 +91,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="uno-env", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of one line (also: UNO_ENV_DEBUG=1)")
+    from uno_env import __version__
+
+    parser.add_argument("--version", action="version", version=f"uno-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
     from . import ppo
     from .benchmark import protocol, throughput
     from .evaluation import tournament
     from .play import demo, terminal
     from .replay import viewer
+    from .scaleout import rllib
+    from .serve import command as serve
 
-    for command in (ppo, tournament, terminal, viewer, demo, throughput, protocol):
+    for command in (ppo, tournament, terminal, viewer, serve, demo, throughput, protocol, rllib):
         command.add_parser(sub)
     for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

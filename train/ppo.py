@@ -31,13 +31,14 @@ from agents import load as load_agent
 from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
-from . import atomic, checkpoints
+from . import atomic, checkpoints, shipped_configs
 from .arg_types import non_negative_float
 from .config import ConfigError, TrainConfig
 from .errors import UsageError
 from .evaluation import stats
 from .export import policy_file_from_model
 from .progress import DEFAULT_INTERVAL, Progress, StopRequest
+from .scaleout import LOCAL, add_ray_argument
 
 EXIT_INTERRUPTED = 130
 
@@ -289,6 +290,8 @@ def resume_command(args, run_dir: str) -> str:
                         ("--seed", args.seed)):
         if value is not None:
             cmd += [flag, str(value)]
+    if getattr(args, "ray", None) is not None:
+        cmd += ["--ray"] + ([] if args.ray == LOCAL else [args.ray])
     return shlex.join(cmd + ["--resume", os.path.join(run_dir, "checkpoints")])
 
 
@@ -297,7 +300,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("train", help="MaskablePPO self-play training, export and evaluation",
                        description="MaskablePPO self-play training: checkpoints, export and evaluation. "
                                    "Ctrl-C saves a checkpoint and the policy and prints how to resume.")
-    p.add_argument("--config", help="YAML training config (configs/train/*.yaml); without it, the built-in "
+    p.add_argument("--config", help="YAML training config (configs/train/*.yaml), or a shipped one by name "
+                   f"({', '.join(shipped_configs.shipped_names('train'))}); without it, the built-in "
                    "small config (150,000 steps, seed 0, into runs/), or with --resume the run's own config.yaml")
     p.add_argument("--resume", help="continue from a run directory, its checkpoints directory (the checkpoint "
                    "latest.json names, else the newest complete one) or a checkpoints/step_<N>.zip")
@@ -310,13 +314,14 @@ def add_parser(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
                    help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
+    add_ray_argument(p, "the native trainer's collectors (algo: ppo) as ray_collectors Ray actors")
     p.set_defaults(run=run)
 
 
 def run(args) -> int:
     """CLI entry: train, export, print the evaluation table and what to do next (status 130 after Ctrl-C)."""
     if args.config:
-        cfg = TrainConfig.from_yaml(args.config)
+        cfg = TrainConfig.from_yaml(shipped_configs.resolve(args.config, "train"))
     elif args.resume:  # the run's own resolved config, saved beside it
         cfg = checkpoints.saved_config(checkpoints.run_dir_of(args.resume))
     else:
@@ -329,11 +334,15 @@ def run(args) -> int:
         if args.resume:
             raise UsageError("--fresh starts a run over; it cannot go with --resume")
         checkpoints.clear_run(os.path.join(cfg.out_dir, cfg.name))
+    ray_address = getattr(args, "ray", None)
+    if ray_address is not None and cfg.algo != "ppo":
+        raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: ppo in the config")
     if cfg.algo == "ppo":
         from . import native_ppo
 
         summary = native_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
-                                   progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+                                   progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
+                                   ray_address=ray_address)
     else:
         summary = train(cfg, resume=args.resume, progress=not args.no_progress,
                         progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))

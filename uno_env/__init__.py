@@ -4,6 +4,8 @@ Engine facade (README "Using the engine"): ``Game(variant, num_players, **option
 ``state_from_spec``/``to_spec``, ``legal_actions``/``legal_action_mask``/``legal_action_strings``,
 ``step``, ``action_to_string``/``action_from_string`` and ``clone``.
 """
+__version__ = "0.1.0"  # the one place the version is written (pyproject reads it; CHANGELOG.md says what changed)
+
 from .errors import (ActionParseError, CardNotationError, IllegalActionError, RuleError, SpecError,
                      UnoError)
 from .game import Game
@@ -11,7 +13,7 @@ from .rules import RuleSet
 from .state import Phase, State
 from .variants import VARIANTS
 
-__all__ = ["Game", "RuleSet", "State", "Phase", "VARIANTS", "UnoError", "RuleError", "SpecError",
+__all__ = ["__version__", "Game", "RuleSet", "State", "Phase", "VARIANTS", "UnoError", "RuleError", "SpecError",
            "CardNotationError", "IllegalActionError", "ActionParseError", "load_scenario"]
 
 

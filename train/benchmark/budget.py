@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from uno_env import RuleSet
 
-from .. import atomic
+from .. import atomic, shipped_configs
 from ..config import TrainConfig
 from ..errors import UsageError
 from ..progress import DEFAULT_INTERVAL
@@ -144,6 +144,7 @@ def make_plan(config_file: str, budgets, seeds, suite: Suite, out_dir: str | Non
         if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
             raise UsageError(f"{name} must be 1 or more; got {games!r}")
     budget_values = tuple(sorted({parse_decisions(b) for b in budgets}))
+    config_file = shipped_configs.resolve(config_file, "train")  # a path, or a shipped config's name
     if not os.path.isfile(config_file):
         raise UsageError(f"--train: no training config at {config_file} (e.g. configs/train/quick.yaml)")
     cfg = TrainConfig.from_yaml(config_file)

@@ -5,6 +5,7 @@ import numpy as np
 
 from uno_env import Game, RuleError, RuleSet
 
+from .. import shipped_configs
 from ..rule_args import add_rule_arguments, parse_options
 
 #: Shown instead of the colour while a wild waits for its colour to be declared.
@@ -18,7 +19,8 @@ def add_parser(sub) -> None:
     add_rule_arguments(p, players=4)
     p.add_argument("--seed", type=int, default=0, help="seeds the deal and the players' choices")
     p.add_argument("--rules", metavar="FILE",
-                   help="YAML rule config (configs/rules/*.yaml); overrides --variant/--players")
+                   help="YAML rule config (configs/rules/*.yaml) or a shipped one by name (e.g. classic-house); "
+                        "overrides --variant/--players")
     p.set_defaults(run=run)
 
 
@@ -31,7 +33,7 @@ def run(args) -> int:
     """Play the game and print every decision."""
     if args.rules:
         try:
-            rules = RuleSet.from_yaml(args.rules)
+            rules = RuleSet.from_yaml(shipped_configs.resolve(args.rules, "rules"))
         except RuleError as exc:  # name the file: the message alone does not say where the option came from
             raise RuleError(f"{args.rules}: {exc}") from None
         game = Game(rules, options=parse_options(args.option) or None)
