@@ -1,6 +1,6 @@
 """The JSON the page draws: what one seat may see of a game (or, for a replay, the whole table).
 
-A seat's view holds only public information and what that seat privately knows (RULES.md §1.13,
+A seat's view holds only public information and what that seat privately knows (docs/rules.md §1.13,
 the same as the terminal player shows): its own hand, the top card and current colour, the
 direction, every seat's card count, the pile's size, a pending penalty, a hand shown to it by a
 challenge; Flex power cards; Flip's active side, the opponents' back faces, the draw pile top's
