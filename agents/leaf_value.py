@@ -40,6 +40,25 @@ SAMPLE_RATE = 0.2
 _cache: dict[tuple, "LeafModel"] = {}
 
 
+class KindIndex:
+    """Which card kinds of a game are wild, coloured action cards, or of each colour (read by the
+    leaf model and the rollout policy alike)."""
+
+    def __init__(self, game: Game):
+        k = self.num_kinds = game.num_kinds
+        self.is_wild = [bool(game.is_wild[i]) for i in range(k)]
+        self.colour_of = [-1 if self.is_wild[i] else int(game.colour_of[i]) for i in range(k)]
+        self.is_number = [game.effect_of[i] == Effect.NUMBER for i in range(k)]
+        self.wild_kinds = [i for i in range(k) if self.is_wild[i]]
+        self.action_kinds = [i for i in range(k) if not self.is_wild[i] and not self.is_number[i]]
+        self.kinds_by_colour = [[i for i in range(k) if self.colour_of[i] == c] for c in range(4)]
+
+    def colour_counts(self, hand: list[int]) -> list[int]:
+        """Cards of each of the four colours in ``hand`` (counts per kind)."""
+        get = hand.__getitem__
+        return [sum(map(get, kinds)) for kinds in self.kinds_by_colour]
+
+
 def estimate(s: State) -> list[float]:
     """Expected results of an unfinished game from its hand sizes: a seat's chance to win falls by
     a factor e^(1/2) per card it holds more (seats out of an Attack elimination match have none)."""
@@ -63,23 +82,19 @@ class LeafModel:
         self.weights = [float(w) for w in weights]
         self.log_loss = log_loss   # on the held-out fifth of the fitting states
         self.samples = samples
-        k = game.num_kinds
-        wild = [bool(game.is_wild[i]) for i in range(k)]
-        self.wild_kinds = [i for i in range(k) if wild[i]]
-        self.action_kinds = [i for i in range(k) if not wild[i] and game.effect_of[i] != Effect.NUMBER]
-        self.kinds_by_colour = [[i for i in range(k) if not wild[i] and int(game.colour_of[i]) == c]
-                                for c in range(4)]
+        self.kinds = KindIndex(game)
 
     def features(self, s: State) -> list[list[float]]:
         """The feature rows of every seat of ``s``."""
         n = s.num_players
+        kinds = self.kinds
         rows = []
         for i in range(n):
             get = s.hands[i].__getitem__
             size = s.hand_size[i]
-            by_colour = [sum(map(get, kinds)) for kinds in self.kinds_by_colour]
+            by_colour = kinds.colour_counts(s.hands[i])
             current = by_colour[s.colour] if 0 <= s.colour < 4 else 0
-            rows.append([size, math.log1p(size), sum(map(get, self.wild_kinds)), sum(map(get, self.action_kinds)),
+            rows.append([size, math.log1p(size), sum(map(get, kinds.wild_kinds)), sum(map(get, kinds.action_kinds)),
                          sum(1 for c in by_colour if c), ((i - s.current_seat) * s.direction) % n, current,
                          1.0 if size == 1 else 0.0])
         return rows

@@ -33,10 +33,9 @@ import time
 import numpy as np
 
 from uno_env import Game
-from uno_env.cards import Effect
 from uno_env.state import Phase, State
 
-from .leaf_value import estimate, fitted_model
+from .leaf_value import KindIndex, estimate, fitted_model
 
 #: name: (type, default, meaning) of every option of the spec.
 OPTIONS: dict[str, tuple[type, object, str]] = {
@@ -201,17 +200,11 @@ class RolloutPolicy:
         g = self.game = game
         L = g.layout
         self.L = L
-        k = g.num_kinds
-        self.num_kinds = k
-        self.is_wild = [bool(g.is_wild[i]) for i in range(k)]
-        self.colour_of = [int(g.colour_of[i]) if not g.is_wild[i] else -1 for i in range(k)]
-        self.is_number = [g.effect_of[i] == Effect.NUMBER for i in range(k)]
+        kinds = self.kinds = KindIndex(g)
+        self.num_kinds = kinds.num_kinds
+        self.is_wild, self.colour_of, self.is_number = kinds.is_wild, kinds.colour_of, kinds.is_number
+        self._colour_counts = kinds.colour_counts
         self.fallbacks = (L.accept, L.pass_, L.draw)
-        self.kinds_by_colour = [[i for i in range(k) if self.colour_of[i] == c] for c in range(4)]
-
-    def _colour_counts(self, hand: list[int]) -> list[int]:
-        get = hand.__getitem__
-        return [sum(map(get, kinds)) for kinds in self.kinds_by_colour]
 
     def choose(self, s: State, legal: list[int], rng: np.random.Generator) -> int:
         """A legal action for the deciding seat of ``s``."""
