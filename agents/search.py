@@ -45,9 +45,14 @@ OPTIONS: dict[str, tuple[type, object, str]] = {
     "rollout_depth": (int, 8, "decisions per rollout before the world is scored by the leaf model, >= 1"),
     "leaf": (str, "fitted", "leaf model of a cut rollout: fitted (a win model fitted to rollout-policy games of "
                             "the same rules) or sizes (hand sizes only)"),
+    "void_weight": (float, 1.0, "chance of a card of a colour an opponent drew on (and has not played since) in "
+                                "its sampled hand, relative to another card, in [0, 1]; 1 ignores that evidence"),
+    "opponents": (str, "search", "how the other seats decide inside the tree: search (each maximises its own result "
+                                 "by UCB) or rollout (they play the rollout policy; the tree holds only this seat's "
+                                 "decisions)"),
 }
 
-LEAF_MODELS = ("fitted", "sizes")
+CHOICES = {"leaf": ("fitted", "sizes"), "opponents": ("search", "rollout")}
 
 
 class SearchOptionError(ValueError):
@@ -72,10 +77,10 @@ def parse_options(text: str) -> dict:
             raise SearchOptionError(f"ismcts option {key}={value!r} must be a {kind.__name__}; allowed: {allowed}") \
                 from None
         if kind is str:
-            if parsed not in LEAF_MODELS:
-                raise SearchOptionError(f"ismcts option {key}={value!r} is not one of: {', '.join(LEAF_MODELS)}")
+            if parsed not in CHOICES[key]:
+                raise SearchOptionError(f"ismcts option {key}={value!r} is not one of: {', '.join(CHOICES[key])}")
         elif (key in ("iterations", "rollout_depth") and parsed < 1) or (key in ("time", "c") and parsed < 0) \
-                or not math.isfinite(parsed):
+                or (key == "void_weight" and not 0 <= parsed <= 1) or not math.isfinite(parsed):
             raise SearchOptionError(f"ismcts option {key}={value!r} is out of range: {OPTIONS[key][2]}")
         out[key] = parsed
     return out
@@ -135,9 +140,11 @@ class ISMCTSAgent:
         limit = opts["rollout_depth"]
         deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
         step, legal_of, rollout, obvious, leaf = g.step, g.legal_actions, self.rollout.choose, self.obvious, self.leaf
+        void_weight = opts["void_weight"]
+        modelled = opts["opponents"] == "rollout"  # the other seats play the rollout policy, outside the tree
         done = 0
         for done in range(1, opts["iterations"] + 1):
-            world = g.sample_hidden(state, me, rng, share_rng=True)
+            world = g.sample_hidden(state, me, rng, share_rng=True, void_weight=void_weight)
             node, path = root, []
             while not world.is_over:  # selection, then one expansion
                 acts = legal_of(world)
@@ -148,6 +155,9 @@ class ISMCTSAgent:
                 a = obvious.get(world.phase)
                 if a is not None and a in acts:
                     step(world, a)
+                    continue
+                if modelled and p != me:
+                    step(world, rollout(world, acts, rng))
                     continue
                 children = node.children
                 fresh = [a for a in acts if (p, a) not in children]

@@ -30,9 +30,9 @@ def fingerprint(g: Game, s):
             [h[:] for h in s.physical_hands], list(s.physical_draw), repr(s.shown))
 
 
-def check_sample(g: Game, enc: ObservationEncoder, s, seat: int, rng) -> None:
+def check_sample(g: Game, enc: ObservationEncoder, s, seat: int, rng, void_weight: float = 1.0) -> None:
     before = fingerprint(g, s)
-    t = g.sample_hidden(s, seat, rng)
+    t = g.sample_hidden(s, seat, rng, void_weight=void_weight)
     assert fingerprint(g, s) == before  # the original is untouched
     assert np.array_equal(enc.encode(s, seat), enc.encode(t, seat))
     assert all_cards(g, t) == all_cards(g, s)
@@ -59,6 +59,7 @@ def test_samples_keep_what_the_seat_sees(variant, players):
         while not s.is_over and s.steps < 200:
             check_sample(g, enc, s, s.current_seat, rng)
             check_sample(g, enc, s, (s.current_seat + 1) % players, rng)
+            check_sample(g, enc, s, s.current_seat, rng, void_weight=0.2)  # weighted by the voids: same guarantees
             world = g.sample_hidden(s, s.current_seat, rng, share_rng=True)
             for _ in range(3):  # a sample is a playable game
                 if world.is_over:
@@ -85,6 +86,31 @@ def test_every_unseen_card_reaches_every_place_it_could_be():
         seen_in[2] |= {k for k, c in enumerate(t.hands[2]) if c}
         seen_in["draw"] |= set(t.draw_pile)
     assert seen_in[1] == seen_in[2] == seen_in["draw"] == unseen
+
+
+def test_void_weight_keeps_a_colour_out_of_the_hand_that_drew_on_it():
+    """Seat 1 drew on blue (its void bit): weight 0 deals it no blue while others remain, 0.25 clearly fewer than
+    uniform; cards are conserved either way."""
+    g = Game("classic", 3)
+    s = g.state_from_spec({"players": 3, "discard": ["G5"], "hands": [["R1", "W4"], ["Y1", "B2", "B7"], ["B1", "G2"]],
+                           "draw_pile": ["R9", "G9", "B9", "Y9", "W", "R2", "G3", "Y4"]})
+    blue = int(g.colour_of[g.parse_card("B1")])
+    s.voids[1] = 1 << blue
+    is_blue = [not g.is_wild[k] and g.colour_of[k] == blue for k in range(g.num_kinds)]
+
+    def blue_in(t, h):
+        return sum(c for k, c in enumerate(t.hands[h]) if is_blue[k])
+
+    rng = np.random.default_rng(0)
+    mean = {}
+    for weight in (1.0, 0.25, 0.0):
+        samples = [g.sample_hidden(s, 0, rng, void_weight=weight) for _ in range(800)]
+        for t in samples:
+            assert all_cards(g, t) == all_cards(g, s) and t.hand_size == s.hand_size
+        mean[weight] = np.mean([blue_in(t, 1) for t in samples])
+    assert mean[0.0] == 0 and 0 < mean[0.25] < mean[1.0] * 0.75
+    with pytest.raises(ValueError, match=r"void_weight 1.5 is out of range: a weight in \[0, 1\]"):
+        g.sample_hidden(s, 0, rng, void_weight=1.5)
 
 
 def test_flip_slots_keep_their_back_faces_and_take_every_matching_card():

@@ -42,6 +42,28 @@ def test_only_legal_actions_in_every_phase_searched(variant, players, options):
     assert {"TURN", "CHOOSE_COLOUR"} <= phases_searched  # the search ran on the common decisions
 
 
+@pytest.mark.parametrize("variant,players,options", [TABLES[1], TABLES[5], TABLES[7]])
+def test_opponents_modelled_by_the_rollout_policy_legal_and_reproducible(variant, players, options):
+    """With opponents=rollout the other seats play the rollout policy inside the search: still only legal,
+    reproducible moves."""
+    g = Game(variant, players, **options)
+    rng = np.random.default_rng(5)
+    searched = 0
+    for seed in range(3):
+        s = g.new_state(seed)
+        while not s.is_over and s.steps < 120:
+            legal = g.legal_actions(s)
+            if len(legal) > 1 and rng.random() < 0.3:
+                first = ISMCTSAgent(g, seed=seed, iterations=12, opponents="rollout")
+                a = first.act_state(s)
+                assert a in legal and a == ISMCTSAgent(g, seed=seed, iterations=12, opponents="rollout").act_state(s)
+                searched += first.last_iterations > 0
+            else:
+                a = legal[int(rng.integers(len(legal)))]
+            g.step(s, a)
+    assert searched > 0
+
+
 def test_same_seed_same_move_and_the_state_is_untouched():
     g = Game("classic", 3)
     s = g.new_state(11)
@@ -64,9 +86,13 @@ def test_spec_options_and_bad_options():
     assert isinstance(a, ISMCTSAgent) and a.options["iterations"] == 25 and a.options["c"] == 0.5
     assert agents.load("ismcts", g).options["iterations"] == 300
     assert agents.load("ismcts:leaf=sizes", g).options["leaf"] == "sizes" and agents.load("ismcts", g).options["leaf"] == "fitted"
+    assert agents.load("ismcts:opponents=rollout", g).options["opponents"] == "rollout"
+    assert agents.load("ismcts:void_weight=0.1", g).options["void_weight"] == 0.1
     for spec, words in [("ismcts:iterations=0", "out of range"), ("ismcts:depth=3", "allowed: iterations"),
                         ("ismcts:iterations=many", "must be a int"), ("ismcts:c", "key=value"),
-                        ("ismcts:time=-1", "out of range"), ("ismcts:leaf=cards", "not one of: fitted, sizes")]:
+                        ("ismcts:time=-1", "out of range"), ("ismcts:leaf=cards", "not one of: fitted, sizes"),
+                        ("ismcts:opponents=heuristic", "not one of: search, rollout"),
+                        ("ismcts:void_weight=2", "out of range")]:
         with pytest.raises(SearchOptionError, match=words):
             agents.load(spec, g)
     with pytest.raises(SearchOptionError, match="out of range"):
@@ -122,5 +148,6 @@ def test_bench_search_reports_every_part_of_the_search_path(capsys):
     assert main(["bench", "search", "--players", "2", "--positions", "20", "--rounds", "1",
                  "--iterations", "5"]) == 0
     out = capsys.readouterr().out
-    for label in ("clone", "sample (own generator)", "sample (shared generator)", "rollout", "ismcts iterations=5"):
+    for label in ("clone", "sample (own generator)", "sample (shared generator)", "sample (shared, void_weight=0.2)",
+                  "rollout", "ismcts iterations=5"):
         assert label in out

@@ -209,11 +209,12 @@ class Game:
         """Independent copy of a state (for search)."""
         return state.clone()
 
-    def sample_hidden(self, state: State, seat: int, rng: np.random.Generator, share_rng: bool = False) -> State:
+    def sample_hidden(self, state: State, seat: int, rng: np.random.Generator, share_rng: bool = False,
+                      void_weight: float = 1.0) -> State:
         """A copy of ``state`` with everything ``seat`` cannot see redrawn at random (``uno_env/sampling.py``)."""
         from .sampling import sample_hidden
 
-        return sample_hidden(self, state, seat, rng, share_rng)
+        return sample_hidden(self, state, seat, rng, share_rng, void_weight)
 
     # ----------------------------------------------------------------- legal actions
 

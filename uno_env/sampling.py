@@ -50,14 +50,18 @@ def known_cards(s: State, seat: int) -> dict[int, list[int]]:
     return known
 
 
-def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: bool = False) -> State:
+def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: bool = False,
+                  void_weight: float = 1.0) -> State:
     """A copy of ``s`` with everything ``seat`` cannot see redrawn at random (``s`` is not changed).
 
     The copy's future randomness (reshuffles, Attack's launcher) comes from a new generator seeded
     from ``rng``, or from ``rng`` itself with ``share_rng`` (cheaper; what a search does).
+    ``void_weight`` in [0, 1] weights the cards of a colour a hand is void in (1: ignore the voids).
     """
     if not 0 <= seat < s.num_players:
         raise ValueError(f"seat {seat} is not a seat of this {s.num_players}-player game (0..{s.num_players - 1})")
+    if not 0.0 <= void_weight <= 1.0:
+        raise ValueError(f"void_weight {void_weight!r} is out of range: a weight in [0, 1] (1 ignores the voids)")
     fresh = rng if share_rng else np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
     t = s.clone(fresh)
     if not share_rng and s.launcher_rng is not None:
@@ -69,12 +73,12 @@ def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: b
         else:
             _redeal_physical(g, t, seat, known, rng)
     else:
-        _redeal(g, t, seat, known, rng)
+        _redeal(g, t, seat, known, rng, void_weight)
     _recheck_hidden_facts(g, t, seat, rng)
     return t
 
 
-def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
+def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_weight: float = 1.0) -> None:
     """One-sided cards: other hands (but their known cards) and the draw pile, from the unseen cards."""
     n = t.num_players
     k_all = g.num_kinds
@@ -97,6 +101,9 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> No
                     pool += [k] * free
             t.hands[h] = kept[:]
             need[h] = t.hand_size[h] - sum(kept)
+    if void_weight < 1.0 and any(t.voids[h] for h in range(n) if need[h]):
+        _deal_weighted(g, t, pool, need, rng, void_weight)
+        return
     order = rng.permutation(len(pool)).tolist()
     pos = 0
     for h in range(n):
@@ -106,6 +113,37 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> No
                 hand[pool[i]] += 1
             pos += need[h]
     t.draw_pile = [pool[i] for i in order[pos:]]
+
+
+def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random.Generator, weight: float) -> None:
+    """Deal ``pool`` to the hands' ``need``: the void seats first, each card of a colour the seat is void in
+    with ``weight`` times the chance of another; then the other seats and the draw pile uniformly."""
+    cards = np.asarray(pool)
+    colour = np.asarray(g.colour_of)[cards]
+    wild = np.asarray(g.is_wild)[cards]
+    free = np.ones(len(cards), dtype=bool)
+    voided = [h for h in range(t.num_players) if need[h] and t.voids[h]]
+    for h in voided:
+        idx = np.flatnonzero(free)
+        void = ~wild[idx] & (((t.voids[h] >> np.where(wild[idx], 0, colour[idx])) & 1) == 1)
+        with np.errstate(divide="ignore"):
+            # Efraimidis-Spirakis: the need[h] largest log(u)/w are a weighted sample without replacement
+            keys = np.log(rng.random(len(idx))) / np.where(void, weight, 1.0)
+        chosen = idx[np.argsort(-keys, kind="stable")[:need[h]]]
+        free[chosen] = False
+        hand = t.hands[h]
+        for k in cards[chosen].tolist():
+            hand[k] += 1
+    rest = cards[free].tolist()
+    order = rng.permutation(len(rest)).tolist()
+    pos = 0
+    for h in range(t.num_players):
+        if need[h] and not t.voids[h]:
+            hand = t.hands[h]
+            for i in order[pos:pos + need[h]]:
+                hand[rest[i]] += 1
+            pos += need[h]
+    t.draw_pile = [rest[i] for i in order[pos:]]
 
 
 def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:

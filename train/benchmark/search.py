@@ -7,6 +7,7 @@ alternate for ``--rounds`` rounds so a busy machine slows all of them alike. Row
 - ``clone``: ``Game.clone`` (an exact copy, generators included), per copy;
 - ``sample (own generator)`` / ``sample (shared generator)``: ``Game.sample_hidden`` for the deciding
   seat, with a freshly seeded generator in the sample or the caller's (what the search uses);
+- ``sample (shared, void_weight=0.2)``: the same, the hands weighted by the public void evidence;
 - ``rollout``: rollout-policy decisions per second, playing each sampled position to its end;
 - ``ismcts``: search iterations per second and milliseconds per searched decision at ``--iterations``.
 """
@@ -61,6 +62,11 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
             game.sample_hidden(s, s.current_seat, rng, share_rng=True)
         return len(states)
 
+    def sample_voids():
+        for s in states:
+            game.sample_hidden(s, s.current_seat, rng, share_rng=True, void_weight=0.2)
+        return len(states)
+
     def rollout():
         done = 0
         for s in states:
@@ -77,6 +83,7 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
 
     contenders = [("clone", "copies/s", clone), ("sample (own generator)", "samples/s", sample_own),
                   ("sample (shared generator)", "samples/s", sample_shared),
+                  ("sample (shared, void_weight=0.2)", "samples/s", sample_voids),
                   ("rollout", "decisions/s", rollout), (f"ismcts iterations={iterations}", "decisions/s", search)]
     totals = {label: [0, 0.0, unit] for label, unit, _ in contenders}
     for _ in range(rounds):
@@ -98,4 +105,4 @@ def print_table(rows: list[dict], variant: str, players: int, iterations: int) -
                     f"{row['rate'] * iterations:,.0f} iterations/s)"
         elif row["unit"] != "decisions/s":
             extra = f"  ({1e6 / row['rate']:.1f} µs each)"
-        print(f"  {row['name']:<28}{row['rate']:>12,.0f} {row['unit']}{extra}")
+        print(f"  {row['name']:<34}{row['rate']:>12,.0f} {row['unit']}{extra}")
