@@ -49,7 +49,9 @@ def check_sample(g: Game, enc: ObservationEncoder, s, seat: int, rng, void_weigh
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("players", [2, 4])
 def test_samples_keep_what_the_seat_sees(variant, players):
-    """Along random games: the observation of the deciding seat and of another seat is unchanged, cards are conserved."""
+    """Along random games: the observation of the deciding seat and of another seat is unchanged, cards are
+    conserved, and either sample plays on (another seat's sample keeps the decider's pending jump-in or
+    drawn card possible)."""
     options = HOUSE if variant in ("classic", "alphabet") and players == 4 else {}
     g = Game(variant, players, **options)
     enc = ObservationEncoder(g)
@@ -60,12 +62,15 @@ def test_samples_keep_what_the_seat_sees(variant, players):
             check_sample(g, enc, s, s.current_seat, rng)
             check_sample(g, enc, s, (s.current_seat + 1) % players, rng)
             check_sample(g, enc, s, s.current_seat, rng, void_weight=0.2)  # weighted by the voids: same guarantees
-            world = g.sample_hidden(s, s.current_seat, rng, share_rng=True)
-            for _ in range(3):  # a sample is a playable game
-                if world.is_over:
-                    break
-                acts = g.legal_actions(world)
-                g.step(world, acts[int(rng.integers(len(acts)))])
+            for observer in (s.current_seat, (s.current_seat + 1) % players):
+                world = g.sample_hidden(s, observer, rng, share_rng=True)
+                cards = all_cards(g, world)
+                for _ in range(3):  # a sample is a playable game, for the decider and for another seat
+                    if world.is_over:
+                        break
+                    acts = g.legal_actions(world)
+                    g.step(world, acts[int(rng.integers(len(acts)))])
+                    assert all(c >= 0 for h in world.hands for c in h) and all_cards(g, world) == cards
             acts = g.legal_actions(s)
             g.step(s, acts[int(rng.integers(len(acts)))])
 

@@ -72,6 +72,9 @@ def test_agent_spec_errors_print_one_line(tmp_path, capsys):
     _fails(["play", "--opponents", str(tmp_path / "runs" / "policy")], capsys, "no such file: ")
     _fails(["eval", "--agents", "greedy", "genius", "--games", "2", "--workers", "1", "--no-progress",
             "--out", str(tmp_path / "out")], capsys, "unknown agent spec 'genius'", "random, greedy, heuristic")
+    _fails(["play", "--opponents", "ismcts:depth=3"], capsys, "ismcts option 'depth=3'", "allowed: iterations")
+    _fails(["eval", "--agents", "ismcts:void_weight=2", "heuristic", "--games", "2", "--workers", "1", "--no-progress",
+            "--out", str(tmp_path / "out2")], capsys, "void_weight='2' is out of range")
 
 
 def test_file_errors_print_one_line(tmp_path, capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import yaml
 
 from agents import AgentSpecError, PolicyFileError
+from agents.search import SearchOptionError
 from uno_env.errors import RuleError, SpecError
 from uno_env.records import RecordError
 
@@ -17,8 +18,8 @@ class UsageError(ValueError):
 # The errors a user's input causes; the CLI prints them as one line. Everything else is a bug.
 # (IllegalActionError / ActionParseError are left out on purpose: from an agent they mean a bug.)
 DOMAIN_ERRORS: tuple[type[BaseException], ...] = (
-    RuleError, SpecError, RecordError, ConfigError, AgentSpecError, PolicyFileError, UsageError,
-    OSError, yaml.YAMLError)
+    RuleError, SpecError, RecordError, ConfigError, AgentSpecError, SearchOptionError, PolicyFileError,
+    UsageError, OSError, yaml.YAMLError)
 
 
 def error_message(exc: BaseException) -> str:

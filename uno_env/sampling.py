@@ -14,9 +14,14 @@ What stays:
 
 What is redrawn: the other hands' remaining cards and the draw pile (Attack: the launcher's
 cards) from the unseen cards, uniformly among the assignments consistent with the above; the game's
-random generator and the Attack launcher's stream. The public void evidence (``State.voids``) is
-ignored: hands are uniform given the constraints above, not weighted by it. Whether a pending
-challenge would catch the offender is recomputed from its redrawn hand.
+random generator and the Attack launcher's stream. By default the public void evidence
+(``State.voids``: the colours a seat drew on since it last played them) is ignored: hands are
+uniform given the constraints above. With ``void_weight`` below 1 it is a soft weight (one-sided
+decks; Flip ignores it): a card of a colour its holder is void in is dealt to that hand with
+``void_weight`` times the chance of another card (0 excludes it while enough other cards remain).
+The void seats are dealt first, one after another, each by weighted sampling without replacement
+(the Efraimidis-Spirakis keys), so the result is close to, not exactly, the posterior of that
+weighting. Whether a pending challenge would catch the offender is recomputed from its redrawn hand.
 
 Flip note: with ``flip.pairing: random_per_deck`` (the default) the pairing of faces is part of
 the secret: every card ``seat`` has not seen both faces of keeps the face it shows and gets its other
@@ -26,9 +31,11 @@ published pairing, the pairing is known: each of ``seat``'s own cards keeps its 
 a random unseen card with that face, then each visible back an unseen card with that back (own slots
 first, a redraw when a back runs short), close to, not exactly, uniform.
 
-The sample is meant for the seat that decides now (its own decision); for another seat, a pending
-decision whose existence depends on the decider's hidden cards (a jump-in window, a drawn card to
-keep or play) is kept as it is.
+The sample is meant for the seat that decides now (its own decision), but any seat may be given.
+For another seat, a pending decision of the decider that shows it holds a certain card stays
+possible: a jump-in window's holder keeps one card of that kind, a multi-play's player one more card
+of the rank, and a drawn card on offer is drawn again from the unseen cards that could be played
+now (in Flip the real card is kept).
 """
 from __future__ import annotations
 
@@ -67,6 +74,7 @@ def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: b
     if not share_rng and s.launcher_rng is not None:
         t.launcher_rng = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
     known = known_cards(s, seat)
+    drawn = _pin_pending_card(g, s, seat, known, rng)
     if g.physical is not None:
         if g.physical.rng_pairing:
             _redeal_unknown_pairing(g, t, seat, known, rng)
@@ -74,8 +82,56 @@ def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: b
             _redeal_physical(g, t, seat, known, rng)
     else:
         _redeal(g, t, seat, known, rng, void_weight)
-    _recheck_hidden_facts(g, t, seat, rng)
+    _recheck_hidden_facts(g, t, seat, drawn)
     return t
+
+
+def _pin_pending_card(g, s: State, seat: int, known: dict, rng: np.random.Generator) -> int:
+    """Another seat's pending decision shows it holds a certain card: keep one such card with it.
+
+    A jump-in window is open only to a holder of the card just placed, a multi-play goes on only
+    while its player holds another card of the rank, and a drawn card on offer is playable. Unless
+    ``seat`` already knows such a card in that hand, one is pinned to it: in one-sided decks drawn
+    from the unseen cards that fit (weighted by how many are unseen), in Flip the real one (its
+    back face was public; its other face is not redrawn). Returns the pinned drawn card's kind, or -1.
+    """
+    p = s.current_seat
+    if p == seat or p < 0:
+        return -1
+    k_all = g.num_kinds
+    drawn = s.phase == Phase.PLAY_OR_KEEP_DRAWN and s.drawn_kind >= 0
+    if drawn:
+        fits = [k for k in range(k_all) if g._drawn_card_plays(s, p, k)]
+        real = s.drawn_kind
+    elif s.phase == Phase.JUMP_IN and s.jump is not None:
+        fits = [s.jump[0]]
+        real = s.jump[0]
+    elif s.phase == Phase.MULTI_PLAY and s.multi is not None:
+        fits = list(g.kinds_of_rank[s.multi[0]])
+        real = next((k for k in fits if s.hands[p][k]), -1)
+    else:
+        return -1
+    have = list(known.get(p, ())) or [0] * k_all
+    if real < 0 or (not drawn and any(have[k] for k in fits)):
+        return -1
+    kind = real
+    if g.physical is None:
+        unseen = [0] * k_all
+        for k in s.draw_pile:
+            unseen[k] += 1
+        for h in range(s.num_players):
+            if h != seat:
+                mine = known.get(h)
+                for k, c in enumerate(s.hands[h]):
+                    unseen[k] += c - (mine[k] if mine else 0)
+        weights = np.zeros(k_all)
+        for k in fits:
+            weights[k] = max(unseen[k], 0)
+        if weights.sum() > 0:
+            kind = int(rng.choice(k_all, p=weights / weights.sum()))
+    have[kind] += 1
+    known[p] = have
+    return kind if drawn else -1
 
 
 def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_weight: float = 1.0) -> None:
@@ -84,6 +140,7 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_
     k_all = g.num_kinds
     pool = list(t.draw_pile)
     need = [0] * n
+    pinned = []  # kept cards the holder does not really hold (a pinned drawn card): taken from the pool
     for h in range(n):
         if h == seat or not t.hand_size[h]:
             continue
@@ -99,8 +156,12 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_
                 free = hand[k] - kept[k]
                 if free > 0:
                     pool += [k] * free
+                elif free < 0:
+                    pinned += [k] * -free
             t.hands[h] = kept[:]
             need[h] = t.hand_size[h] - sum(kept)
+    for k in pinned:
+        pool.remove(k)
     if void_weight < 1.0 and any(t.voids[h] for h in range(n) if need[h]):
         _deal_weighted(g, t, pool, need, rng, void_weight)
         return
@@ -280,7 +341,7 @@ def _fill(cards: list[int], own_faces: list[int], slots: list, side: int, other:
     return own_cards, placed, rest
 
 
-def _recheck_hidden_facts(g, t: State, seat: int, rng: np.random.Generator) -> None:
+def _recheck_hidden_facts(g, t: State, seat: int, drawn: int) -> None:
     """Facts that followed from the redrawn cards: a pending challenge's verdict, another seat's drawn card."""
     pen = t.penalty
     if pen is not None and pen.challenge is not None and pen.challenge[0] != seat:
@@ -288,7 +349,6 @@ def _recheck_hidden_facts(g, t: State, seat: int, rng: np.random.Generator) -> N
         pen.challenge = (offender, turn.holds_colour(g, t, offender, t.ref_colour))
     p = t.current_seat
     if p != seat and p >= 0:
-        if t.phase == Phase.PLAY_OR_KEEP_DRAWN and t.drawn_kind >= 0:
-            held = [k for k, c in enumerate(t.hands[p]) for _ in range(c)]
-            t.drawn_kind = held[int(rng.integers(len(held)))]
+        if t.phase == Phase.PLAY_OR_KEEP_DRAWN and drawn >= 0:
+            t.drawn_kind = drawn  # pinned to the drawer before the redeal
         t.legal = None  # the decider's legal actions depend on its redrawn hand
