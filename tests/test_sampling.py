@@ -93,6 +93,32 @@ def test_every_unseen_card_reaches_every_place_it_could_be():
     assert seen_in[1] == seen_in[2] == seen_in["draw"] == unseen
 
 
+@pytest.mark.parametrize("variant", ["alphabet", "xiangqi", "flex", "attack"])
+def test_every_unseen_kind_reaches_every_hidden_place_in_one_sided_variants(variant):
+    """From a position a few moves into a game: each kind the seat has not seen turns up in every other hand
+    and in the draw pile over many samples (the shared-generator path the search uses, the original untouched)."""
+    g = Game(variant, 3)
+    s = g.new_state(4)
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        acts = g.legal_actions(s)
+        g.step(s, acts[0])
+    me = s.current_seat
+    others = [h for h in range(3) if h != me]
+    unseen = {k for h in others for k, c in enumerate(s.hands[h]) if c} | set(s.draw_pile)
+    before = fingerprint(g, s)
+    seen_in = {place: set() for place in others + ["draw"]}
+    for _ in range(1500):
+        t = g.sample_hidden(s, me, rng, share_rng=True)
+        for h in others:
+            seen_in[h] |= {k for k, c in enumerate(t.hands[h]) if c}
+        seen_in["draw"] |= set(t.draw_pile)
+    assert fingerprint(g, s) == before
+    assert all(s.hand_size[h] >= 3 for h in others)  # large enough hands for 1,500 samples to reach every kind
+    for place, kinds in seen_in.items():
+        assert kinds == unseen, (place, sorted(unseen - kinds))
+
+
 def test_void_weight_keeps_a_colour_out_of_the_hand_that_drew_on_it():
     """Seat 1 drew on blue (its void bit): weight 0 deals it no blue while others remain, 0.25 clearly fewer than
     uniform; cards are conserved either way."""

@@ -18,12 +18,25 @@ TABLES = [
     ("flip", 3, {}),
     ("flip", 2, {"uno_call": "explicit"}),
     ("attack", 4, {"uno_call": "explicit"}),
+    ("attack", 2, {}),
 ]
+COMMON = {"TURN", "CHOOSE_COLOUR"}
+# the decisions the legality test must have searched at each table (its games are seeded)
+SEARCHED = [COMMON | {"CHALLENGE_OR_ACCEPT", "PLAY_OR_KEEP_DRAWN"},
+            COMMON | {"JUMP_IN", "MULTI_PLAY", "PLAY_OR_KEEP_DRAWN", "STACK_RESPONSE"},
+            COMMON | {"CHALLENGE_OR_ACCEPT", "PLAY_OR_KEEP_DRAWN"},
+            COMMON | {"CHALLENGE_OR_ACCEPT", "PLAY_OR_KEEP_DRAWN"},
+            COMMON | {"CHALLENGE_OR_ACCEPT", "CHOOSE_TARGET", "PLAY_OR_KEEP_DRAWN"},
+            COMMON | {"CHALLENGE_OR_ACCEPT", "CHOOSE_TARGET", "OPTIMUS_PLACE", "PLAY_OR_KEEP_DRAWN"},
+            COMMON | {"CHALLENGE_OR_ACCEPT", "OPTIMUS_PLACE", "PLAY_OR_KEEP_DRAWN"},
+            COMMON | {"CHOOSE_TARGET", "STACK_RESPONSE"},
+            COMMON | {"STACK_RESPONSE"}]
 
 
-@pytest.mark.parametrize("variant,players,options", TABLES)
-def test_only_legal_actions_in_every_phase_searched(variant, players, options):
-    """Random games; every decision with a choice is searched (small budget) and must be legal."""
+@pytest.mark.parametrize("variant,players,options,expected", [t + (e,) for t, e in zip(TABLES, SEARCHED)])
+def test_only_legal_actions_in_every_phase_searched(variant, players, options, expected):
+    """Random games; decisions with a choice are searched (small budget) and must be legal; every decision type
+    the table reached (targets, challenges, stack responses, jump-ins, multi-plays, Optimus) was searched."""
     g = Game(variant, players, **options)
     agent = ISMCTSAgent(g, seed=0, iterations=8)
     rng = np.random.default_rng(3)
@@ -35,14 +48,14 @@ def test_only_legal_actions_in_every_phase_searched(variant, players, options):
             if len(legal) > 1 and rng.random() < 0.5:
                 a = agent.act_state(s)
                 assert a in legal
-                phases_searched.add(str(s.phase))
+                if agent.last_iterations:
+                    phases_searched.add(str(s.phase))
             else:
                 a = legal[int(rng.integers(len(legal)))]
             g.step(s, a)
-    assert {"TURN", "CHOOSE_COLOUR"} <= phases_searched  # the search ran on the common decisions
+    assert phases_searched >= expected, sorted(expected - phases_searched)
 
 
-@pytest.mark.parametrize("variant,players,options", [TABLES[1], TABLES[5], TABLES[7]])
 def test_opponents_modelled_by_the_rollout_policy_legal_and_reproducible(variant, players, options):
     """With opponents=rollout the other seats play the rollout policy inside the search: still only legal,
     reproducible moves."""
@@ -78,6 +91,22 @@ def test_same_seed_same_move_and_the_state_is_untouched():
     assert a.last_iterations == 60
     a.seed(7)
     assert a.act_state(s) == moves[0]
+
+
+@pytest.mark.parametrize("variant,players,options", [("flip", 2, {}), ("attack", 3, {}), ("flex", 2, {}),
+                                                      ("classic", 4, {"void_weight": 0.3})])
+def test_same_seed_same_moves_along_a_game(variant, players, options):
+    """Two agents built with the same seed choose the same move at every searched decision of a game."""
+    g = Game(variant, players)
+    first, second = (ISMCTSAgent(g, seed=9, iterations=20, **options) for _ in range(2))
+    s = g.new_state(21)
+    searched = 0
+    while not s.is_over and s.steps < 80:
+        a = first.act_state(s)
+        assert second.act_state(s) == a
+        searched += first.last_iterations > 0
+        g.step(s, a)
+    assert searched >= 5
 
 
 def test_spec_options_and_bad_options():
