@@ -56,6 +56,7 @@ def test_only_legal_actions_in_every_phase_searched(variant, players, options, e
     assert phases_searched >= expected, sorted(expected - phases_searched)
 
 
+@pytest.mark.parametrize("variant,players,options", [TABLES[1], TABLES[5], TABLES[7]])
 def test_opponents_modelled_by_the_rollout_policy_legal_and_reproducible(variant, players, options):
     """With opponents=rollout the other seats play the rollout policy inside the search: still only legal,
     reproducible moves."""
