@@ -39,6 +39,8 @@ now (in Flip the real card is kept).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from . import turn
@@ -165,23 +167,34 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_
     if void_weight < 1.0 and any(t.voids[h] for h in range(n) if need[h]):
         _deal_weighted(g, t, pool, need, rng, void_weight)
         return
+    _deal_uniform(t, pool, need, rng)
+
+
+def _deal_uniform(t: State, pool: list[int], need: list[int], rng: np.random.Generator) -> None:
+    """Deal ``pool`` at random: ``need[h]`` cards to each hand in seat order, the rest to the draw pile."""
     order = rng.permutation(len(pool)).tolist()
     pos = 0
-    for h in range(n):
-        if need[h]:
+    for h, count in enumerate(need):
+        if count:
             hand = t.hands[h]
-            for i in order[pos:pos + need[h]]:
+            for i in order[pos:pos + count]:
                 hand[pool[i]] += 1
-            pos += need[h]
+            pos += count
     t.draw_pile = [pool[i] for i in order[pos:]]
+
+
+@lru_cache(maxsize=16)
+def _kind_arrays(g) -> tuple[np.ndarray, np.ndarray]:
+    """The game's colour and wildness per kind as arrays (built once per game, not per sample)."""
+    return np.asarray(g.colour_of), np.asarray(g.is_wild)
 
 
 def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random.Generator, weight: float) -> None:
     """Deal ``pool`` to the hands' ``need``: the void seats first, each card of a colour the seat is void in
     with ``weight`` times the chance of another; then the other seats and the draw pile uniformly."""
     cards = np.asarray(pool)
-    colour = np.asarray(g.colour_of)[cards]
-    wild = np.asarray(g.is_wild)[cards]
+    colour_of, is_wild = _kind_arrays(g)
+    colour, wild = colour_of[cards], is_wild[cards]
     free = np.ones(len(cards), dtype=bool)
     voided = [h for h in range(t.num_players) if need[h] and t.voids[h]]
     for h in voided:
@@ -195,16 +208,7 @@ def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random
         hand = t.hands[h]
         for k in cards[chosen].tolist():
             hand[k] += 1
-    rest = cards[free].tolist()
-    order = rng.permutation(len(rest)).tolist()
-    pos = 0
-    for h in range(t.num_players):
-        if need[h] and not t.voids[h]:
-            hand = t.hands[h]
-            for i in order[pos:pos + need[h]]:
-                hand[rest[i]] += 1
-            pos += need[h]
-    t.draw_pile = [rest[i] for i in order[pos:]]
+    _deal_uniform(t, cards[free].tolist(), [0 if h in voided else c for h, c in enumerate(need)], rng)
 
 
 def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:
