@@ -124,14 +124,26 @@ class ISMCTSAgent:
 
     def act_state(self, state: State) -> int:
         """The most visited root decision after the search, for the seat deciding in ``state``."""
-        g = self.game
-        legal = g.legal_actions(state)
+        legal = self.game.legal_actions(state)
         self.last_iterations = 0
+        unsearched = self.unsearched_action(state, legal)
+        if unsearched is not None:
+            return unsearched
+        visits = self.root_visits(state)
+        return max(legal, key=lambda a: (visits.get(a, 0), -a))
+
+    def unsearched_action(self, state: State, legal: list[int]) -> int | None:
+        """The action taken without a search (a forced move, calling UNO, catching), or None."""
         if len(legal) == 1:
             return legal[0]
         obvious = self.obvious.get(state.phase)  # calling UNO and catching never cost anything: no search
         if obvious is not None and obvious in legal:
             return obvious
+        return None
+
+    def root_visits(self, state: State) -> dict[int, int]:
+        """One search from ``state``: how often each of the deciding seat's actions was chosen at the root."""
+        g = self.game
         opts = self.options
         me = state.current_seat
         root = _Node(-1)
@@ -194,8 +206,7 @@ class ISMCTSAgent:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         self.last_iterations = done
-        visits = {a: ch.visits for (p, a), ch in root.children.items() if p == me}
-        return max(legal, key=lambda a: (visits.get(a, 0), -a))
+        return {a: ch.visits for (p, a), ch in root.children.items() if p == me}
 
 
 class RolloutPolicy:

@@ -101,6 +101,8 @@ def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
     for row in rows:
         samples = int(row.split()[-4].replace(",", ""))
         assert samples > 0  # every trainer learned from something; no timing is asserted
+    ceiling = [line for line in out.splitlines() if line.startswith("the update alone")]
+    assert len(ceiling) == 1 and "4 epochs allow at most" in ceiling[0] and "the best sb3 row" in ceiling[0]
 
 
 def test_learning_curves_are_copied_and_plotted(tmp_path):

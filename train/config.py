@@ -72,6 +72,17 @@ class TrainConfig:
     """Hidden layer sizes of the policy and value networks (tanh)."""
     opponents: dict = field(default_factory=lambda: {"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
     """Opponent pool sampling weights per episode: built-in agent specs, and ``self`` for frozen snapshots of the learner."""
+    teacher: str = ""
+    """(ppo) A search agent spec (``ismcts[:options]``) to distil before PPO starts: the network first
+    learns its move preferences in ``teacher_games`` labelled games (``train/distill.py``); empty: none."""
+    teacher_games: int = 2000
+    """(ppo) Games the teacher plays (against the ``opponents``) to label its decisions."""
+    teacher_epochs: int = 20
+    """(ppo) Passes of the supervised fit over the labelled decisions."""
+    teacher_learning_rate: float = 1e-3
+    """(ppo) Adam step size of the supervised fit."""
+    teacher_workers: int = 0
+    """(ppo) Worker processes labelling games (0: one per core); the labels do not depend on it."""
     snapshot_every: int = 40_000
     """Timesteps between frozen snapshots added to the pool."""
     max_snapshots: int = 5
@@ -181,6 +192,22 @@ class TrainConfig:
                                      for w in self.opponents.values()):
             raise ConfigError(f"opponents must map some of {', '.join(allowed)} to weights >= 0, "
                               f"got {self.opponents!r}")
+        if self.teacher:
+            if self.algo != "ppo":
+                raise ConfigError("training config 'teacher' needs algo: ppo (the SB3 path has no distillation phase)")
+            name, _, options = self.teacher.partition(":")
+            if name != "ismcts":
+                raise ConfigError(f"training config 'teacher' = {self.teacher!r} is not a search agent spec; "
+                                  "allowed: ismcts or ismcts:key=value,...")
+            try:
+                agents.parse_options(options)
+            except agents.SearchOptionError as err:
+                raise ConfigError(f"teacher: {err}") from None
+        if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
+            raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
+        if not 0 < self.teacher_learning_rate <= 1:
+            raise ConfigError(f"training config 'teacher_learning_rate' = {self.teacher_learning_rate} "
+                              "must be in (0, 1]")
         if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
             raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic, ismcts")
 

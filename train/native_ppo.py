@@ -36,7 +36,7 @@ from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 
-from . import atomic, checkpoints
+from . import atomic, checkpoints, distill
 from .collector import CollectorProcess, LocalCollector, split_games
 from .config import ConfigError, TrainConfig
 from .evaluation import stats
@@ -144,6 +144,9 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     # -- the run directory and the resolved config beside it
     run_dir = os.path.join(cfg.out_dir, cfg.name)
     ckpt_path = os.path.join(run_dir, "checkpoints", CHECKPOINT)
+    if resume is not None and cfg.teacher and not os.path.exists(ckpt_path) \
+            and os.path.isdir(os.path.join(run_dir, "teacher")):
+        resume = None  # stopped while labelling for the teacher: labelling goes on from the saved chunks
     if resume is not None:  # a run directory, its checkpoints/ or the native.pt in it: this config's run only
         if os.path.realpath(checkpoints.run_dir_of(resume)) != os.path.realpath(run_dir):
             raise ConfigError(f"--resume {resume}: that is the run in {checkpoints.run_dir_of(resume)}, but this "
@@ -160,6 +163,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
     atomic.write_text(os.path.join(run_dir, "config.yaml"), yaml.safe_dump(resolved, sort_keys=False))
+
+    began = time.perf_counter()  # the time limit counts the distillation too
 
     # -- seeding
     rng = np.random.default_rng(cfg.seed)
@@ -194,6 +199,15 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     def export(evaluation: dict | None = None):
         linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
         return policy_file_from_linears(linears, game, steps, evaluation, cfg.to_dict(), table_sizes=sizes)
+
+    # -- distillation of a search teacher, once, before the first PPO step (train/distill.py)
+    if cfg.teacher and resume is None:
+        data = distill.label(cfg, os.path.join(run_dir, "teacher"), cfg.teacher_workers or os.cpu_count() or 1,
+                             progress, progress_stream)
+        distill.fit(net, data, cfg, np.random.default_rng([cfg.seed, 1]), os.path.join(run_dir, "teacher.csv"))
+        del data
+        atomic.save_policy(export(), os.path.join(run_dir, "distilled", "policy"))
+        _save(net, optimiser, steps, ckpt_path)
 
     def evaluate(seed: int) -> dict:
         agent = PolicyAgent(export(), deterministic=True, seed=0)
@@ -258,7 +272,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
             for j in range(len(collectors)):
                 receive(j)
             while steps < cfg.total_timesteps and not stop.requested:
-                if cfg.time_limit_minutes and time.perf_counter() - start > 60 * cfg.time_limit_minutes:
+                if cfg.time_limit_minutes and time.perf_counter() - began > 60 * cfg.time_limit_minutes:
                     break
                 # -- collect: n_steps batched steps per collector; the learner answers whichever is ready
                 budget = [cfg.n_steps] * len(collectors)

@@ -78,7 +78,43 @@ def measure(variant: str, players: int, net: list[int], native_steps: int, sb3_s
             for label, (s, t) in totals.items()]
 
 
-def print_table(rows: list[dict], variant: str, players: int, net: list[int]) -> None:
+def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30) -> dict:
+    """The PPO update alone on one torch thread: seconds per sample of one forward, backward and Adam
+    step at the shared minibatch size, and the samples/s that ``n_epochs`` such passes allow at best."""
+    import time
+
+    import torch
+
+    from uno_env import Game
+    from uno_env.observation import ObservationEncoder
+
+    from ..native_ppo import build_network
+
+    torch.set_num_threads(1)
+    game = Game(variant, num_players=players)
+    net_ = build_network(ObservationEncoder(game).size, game.num_actions, net)
+    optimiser = torch.optim.Adam(net_.parameters(), lr=SHARED["learning_rate"])
+    obs = torch.randn(SHARED["batch_size"], ObservationEncoder(game).size)
+    mask = torch.ones(SHARED["batch_size"], game.num_actions, dtype=torch.int8)
+
+    def one_pass() -> None:
+        logits, value = net_(obs, mask)
+        (torch.logsumexp(logits, -1).mean() + value.mean()).backward()
+        optimiser.step()
+        optimiser.zero_grad()
+
+    for _ in range(3):  # warm-up
+        one_pass()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        one_pass()
+    per_sample = (time.perf_counter() - start) / (repeats * SHARED["batch_size"])
+    weights = sum(p.numel() for name, p in net_.named_parameters() if name.endswith("weight"))
+    return {"seconds_per_sample": per_sample, "gflops": 6 * weights / per_sample / 1e9,
+            "ceiling": 1 / (SHARED["n_epochs"] * per_sample)}
+
+
+def print_table(rows: list[dict], variant: str, players: int, net: list[int], ceiling: dict | None = None) -> None:
     """The measurements with each trainer's ratio to the fastest SB3 contender."""
     reference = max((r for r in rows if r["name"].startswith("sb3")), key=lambda r: r["rate"])
     print(f"{variant} {players}p, network {net}, slices interleaved; learning samples/s = decisions learned "
@@ -91,3 +127,7 @@ def print_table(rows: list[dict], variant: str, players: int, net: list[int]) ->
     if any("every seat" in r["name"] for r in rows):
         print("* not the same work per game: no rule-based opponents to run, and every decision of every seat "
               "is a sample")
+    if ceiling is not None:
+        print(f"the update alone (no games, no collection), one torch thread: {ceiling['seconds_per_sample'] * 1e6:.1f} us "
+              f"per sample per epoch ({ceiling['gflops']:.0f} GFLOP/s), so {SHARED['n_epochs']} epochs allow at most "
+              f"{ceiling['ceiling']:,.0f} samples/s = {ceiling['ceiling'] / reference['rate']:.1f}x the best sb3 row")

@@ -329,7 +329,8 @@ def run(args) -> int:
         for players in args.players:
             rows = learning.measure(args.variant, players, list(args.net), args.native_steps, args.sb3_steps,
                                     args.rounds)
-            learning.print_table(rows, args.variant, players, list(args.net))
+            ceiling = learning.update_ceiling(args.variant, players, list(args.net))
+            learning.print_table(rows, args.variant, players, list(args.net), ceiling)
         return 0
     if args.target == "search":
         from . import search

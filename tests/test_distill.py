@@ -1,0 +1,135 @@
+"""Search distillation (``teacher:`` in a native config): labels, determinism, resume, the fit, config errors."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from agents import load as load_agent
+from train import distill, native_ppo
+from train.config import ConfigError, TrainConfig
+from uno_env import Game
+from uno_env.observation import ObservationEncoder
+
+TINY = dict(algo="ppo", gamma=1.0, total_timesteps=1_000, num_games=16, n_steps=32, batch_size=256,
+            net_arch=[64, 64], eval_every=100_000, eval_games=4, run_name="distilled",
+            opponents={"heuristic": 1.0}, teacher="ismcts:iterations=20", teacher_games=2 * distill.CHUNK_GAMES,
+            teacher_epochs=2)
+
+
+def _cfg(tmp_path, **kw) -> TrainConfig:
+    return TrainConfig.from_dict({**TINY, "out_dir": str(tmp_path / "runs"), **kw})
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("labels")
+    cfg = _cfg(tmp, table_sizes=[2, 3])
+    return cfg, distill.label(cfg, str(tmp / "teacher"), workers=1, progress=False)
+
+
+def test_labels_are_visit_distributions_over_legal_actions_of_the_teacher_seat(labelled):
+    cfg, data = labelled
+    n = len(data["obs"])
+    assert n > 100 and data["mask"].shape == data["target"].shape == (n, Game("classic", 3).num_actions)
+    assert np.allclose(data["target"].sum(1), 1.0)
+    assert not (data["target"] * (data["mask"] == 0)).any()  # nothing on an illegal action
+    assert (data["mask"].sum(1) > 1).all()                    # forced decisions are left out
+    assert not np.isin(data["target"], [0.0, 1.0]).all()      # searched decisions give spread targets
+    # the value target is the teacher seat's result: +1 for a win, -1/(n-1) for a loss, one per game
+    games = np.unique(data["game"])
+    assert set(games) <= set(range(cfg.teacher_games)) and len(games) > cfg.teacher_games // 2
+    for g in games:
+        results = set(data["result"][data["game"] == g].tolist())
+        n_players = cfg.player_counts[g % 2]
+        assert len(results) == 1 and results <= {1.0, -1.0 / (n_players - 1), -1.0}
+    # the observation is the teacher seat's own: its hand block matches a mask's playable kinds
+    enc = ObservationEncoder(Game("classic", 2))
+    hand = data["obs"][:, enc.offsets["hand"]]
+    plays = data["mask"][:, :hand.shape[1]].astype(bool)
+    assert (hand[plays] > 0).all()
+
+
+def test_labels_do_not_depend_on_the_worker_count_and_an_interrupted_labelling_resumes(labelled, tmp_path):
+    cfg, data = labelled
+    folder = tmp_path / "teacher"
+    again = distill.label(cfg, str(folder), workers=2, progress=False)
+    for key in data:
+        assert np.array_equal(data[key], again[key]), key
+    os.remove(folder / "chunk_00001.npz")       # as if stopped before the second chunk was saved
+    first = os.path.getmtime(folder / "chunk_00000.npz")
+    resumed = distill.label(cfg, str(folder), workers=1, progress=False)
+    assert os.path.getmtime(folder / "chunk_00000.npz") == first  # kept, not labelled again
+    for key in data:
+        assert np.array_equal(data[key], resumed[key]), key
+    with pytest.raises(ValueError, match="teacher_games changed"):
+        distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=distill.CHUNK_GAMES), str(folder),
+                      workers=1, progress=False)
+
+
+def test_the_fit_learns_the_teachers_choices(labelled, tmp_path):
+    cfg, data = labelled
+    game = Game("classic", 2)
+    torch.manual_seed(0)
+    net = native_ppo.build_network(ObservationEncoder(game).size, game.num_actions, [64, 64])
+
+    def agreement() -> float:
+        with torch.no_grad():
+            logits, _ = net(torch.from_numpy(data["obs"]), torch.from_numpy(data["mask"]))
+        return float((logits.argmax(-1).numpy() == data["target"].argmax(-1)).mean())
+
+    before = agreement()
+    report = distill.fit(net, data, TrainConfig.from_dict({**cfg.to_dict(), "teacher_epochs": 30}),
+                         np.random.default_rng(0), str(tmp_path / "teacher.csv"))
+    assert agreement() > before + 0.15, (before, agreement())
+    assert report["epoch"] == 30 and report["held_out"] > 0
+    rows = (tmp_path / "teacher.csv").read_text().splitlines()
+    assert len(rows) == 31
+    # each network keeps its best held-out epoch, not the last
+    value_losses = [float(r.split(",")[4]) for r in rows[1:]]
+    assert report["best_critic_loss"] == pytest.approx(min(value_losses), abs=1e-5)
+    held = np.isin(data["game"], np.unique(data["game"])[::int(round(1 / distill.HELD_OUT))])
+    with torch.no_grad():
+        _, value = net(torch.from_numpy(data["obs"][held]), torch.from_numpy(data["mask"][held]))
+    assert 0.5 * float(((value.numpy() - data["result"][held]) ** 2).mean()) == pytest.approx(min(value_losses),
+                                                                                              abs=1e-5)
+
+
+def test_a_run_with_a_teacher_exports_the_distilled_policy_and_ppo_starts_from_it(tmp_path):
+    summary = native_ppo.train(_cfg(tmp_path), progress=False)
+    run = summary["run_dir"]
+    game = Game("classic", 2)
+    distilled = load_agent(os.path.join(run, "distilled", "policy"), game)
+    final = load_agent(os.path.join(run, "policy"), game)
+    assert distilled.policy.metadata["training_steps"] == 0 and final.policy.metadata["training_steps"] > 0
+    assert len(os.listdir(os.path.join(run, "teacher"))) == 2
+    # the PPO phase moved the distilled weights, but did not start from scratch: far closer to them than to a new net
+    torch.manual_seed(123)
+    fresh = native_ppo.build_network(ObservationEncoder(game).size, game.num_actions, [64, 64])
+    first = fresh.actor[0].weight.detach().numpy().T
+    d_final = np.abs(final.policy.weights[0] - distilled.policy.weights[0]).mean()
+    assert 0 < d_final < np.abs(first - distilled.policy.weights[0]).mean() / 4
+
+
+@pytest.mark.parametrize("bad, message", [({"teacher": "heuristic"}, "not a search agent spec"),
+                                          ({"teacher": "ismcts:depth=3"}, "teacher: ismcts option"),
+                                          ({"algo": "sb3"}, "needs algo: ppo"),
+                                          ({"teacher_games": 0}, "teacher_games"),
+                                          ({"teacher_learning_rate": 0.0}, "teacher_learning_rate"),
+                                          ({"teacher_game": 5}, "did you mean 'teacher_games'")])
+def test_bad_teacher_config_is_a_clear_error(tmp_path, bad, message):
+    with pytest.raises(ConfigError, match=message):
+        _cfg(tmp_path, **bad)
+
+
+def test_resume_of_a_run_stopped_while_labelling_labels_the_rest_then_trains(tmp_path):
+    cfg = _cfg(tmp_path)
+    run = os.path.join(cfg.out_dir, cfg.name)
+    distill.label(cfg, os.path.join(run, "teacher"), workers=1, progress=False)
+    os.remove(os.path.join(run, "teacher", "chunk_00001.npz"))  # stopped before the second chunk was saved
+    summary = native_ppo.train(cfg, resume=run, progress=False)
+    assert sorted(os.listdir(os.path.join(run, "teacher"))) == ["chunk_00000.npz", "chunk_00001.npz"]
+    assert summary["timesteps"] >= cfg.total_timesteps
+    assert os.path.exists(os.path.join(run, "distilled", "policy.npz"))
