@@ -8,8 +8,9 @@
 - ``ismcts`` or ``ismcts:<key>=<value>,...``: information-set Monte Carlo tree search
   (``agents/search.py``; e.g. ``ismcts:iterations=400``);
 - ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic``);
-- ``pretrained``: the shipped policy of the game's own variant (``pretrained:<variant>``), so one
-  spec plays a suite of tasks in several variants;
+- ``pretrained``: the shipped policy of the game's own variant, so one spec plays a suite of tasks
+  in several variants: the variant's native specialist for the table size (``pretrained:<variant>-<n>p``)
+  where one is shipped, else ``pretrained:<variant>`` (``pretrained_for``);
 - a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file.py``).
 
 A spec that is not one of the names above is read as a path when it contains a path separator or
@@ -18,6 +19,7 @@ spec, reported with the closest known name.
 """
 from __future__ import annotations
 
+import json
 import os
 
 from uno_env import Game
@@ -31,7 +33,8 @@ from .search import ISMCTSAgent, SearchOptionError, parse_options
 BUILTIN = {"random": RandomAgent, "greedy": GreedyAgent, "heuristic": HeuristicAgent}
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "HeuristicAgent", "PolicyAgent", "PolicyFileError",
-           "AgentSpecError", "ISMCTSAgent", "SearchOptionError", "choose_action", "load", "pretrained_names",
+           "AgentSpecError", "ISMCTSAgent", "SearchOptionError", "choose_action", "load", "pretrained_for",
+           "pretrained_names",
            "display_name", "parse_options", "BUILTIN"]
 
 PRETRAINED_DIR = os.path.join(os.path.dirname(__file__), "pretrained")
@@ -48,6 +51,17 @@ def pretrained_names() -> list[str]:
     return sorted(f[:-5] for f in os.listdir(PRETRAINED_DIR) if f.endswith(".json"))
 
 
+def pretrained_for(game: Game) -> str:
+    """The shipped policy the spec ``pretrained`` plays in ``game``: the variant's native specialist for
+    this player count (``<variant>-<n>p``, trained by the native PPO) when one is shipped, else ``<variant>``."""
+    specialist = f"{game.rules.variant}-{game.num_players}p"
+    if specialist in pretrained_names():
+        with open(os.path.join(PRETRAINED_DIR, specialist + ".json"), encoding="utf-8") as fh:
+            if json.load(fh).get("config", {}).get("algo") == "ppo":  # not the earlier SB3 agents
+                return specialist
+    return game.rules.variant
+
+
 def load(spec: str, game: Game | None = None, seed: int | None = None, strict_rules: bool = True) -> Agent:
     """An agent from a spec string; all but ``random`` need the ``game`` whose observations they read."""
     if not isinstance(spec, str) or not spec:
@@ -60,9 +74,9 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
     if spec == "ismcts" or spec.startswith("ismcts:"):
         _need_game(spec, game)
         return ISMCTSAgent(game, seed, **parse_options(spec[len("ismcts:"):]))
-    if spec == "pretrained":  # the game's own variant
+    if spec == "pretrained":  # the game's own variant (its specialist for this table size, if shipped)
         _need_game(spec, game)
-        spec = f"pretrained:{game.rules.variant}"
+        spec = f"pretrained:{pretrained_for(game)}"
     if spec.startswith("pretrained:"):
         name = spec.split(":", 1)[1]
         shipped = pretrained_names()

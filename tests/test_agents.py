@@ -317,6 +317,10 @@ def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
         game = Game(variant, num_players=4)
         bot = agents.load("pretrained", game, seed=1)
         assert bot.policy.metadata["config"]["run_name"] == variant
+    # at two players, a native specialist of that size is preferred; an earlier SB3 one is not
+    assert agents.load("pretrained", Game("classic", 2)).policy.metadata["config"]["run_name"] == "classic-2p"
+    assert agents.pretrained_for(Game("attack", 2)) == "attack"  # attack-2p is an SB3 agent
+    assert agents.pretrained_for(Game("classic", 4)) == "classic"  # no 4-player specialist is shipped
     with pytest.raises(ValueError, match="pass game="):
         agents.load("pretrained")
     with pytest.raises(agents.AgentSpecError, match="did you mean .pretrained."):
