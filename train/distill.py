@@ -86,15 +86,14 @@ def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
             if target.any():
                 mine.append((enc.encode(state, me), game.legal_action_mask(state), target))
             game.step(state, action)
-        result = state.returns[me] if state.winner is not None else -1.0
+        result = state.returns[me] if state.winner is not None else cfg.truncation_reward
         for obs, mask, target in mine:
             rows["obs"].append(obs)
             rows["mask"].append(mask)
             rows["target"].append(target)
             rows["result"].append(result)
             rows["game"].append(i)
-    size = ObservationEncoder(next(iter(games.values()))).size
-    num_actions = next(iter(games.values())).num_actions
+    size, num_actions = enc.size, game.num_actions  # the same at every table size
     return {"obs": np.asarray(rows["obs"], dtype=np.float32).reshape(-1, size),
             "mask": np.asarray(rows["mask"], dtype=np.int8).reshape(-1, num_actions),
             "target": np.asarray(rows["target"], dtype=np.float32).reshape(-1, num_actions),
