@@ -179,11 +179,8 @@ class TrainConfig:
 
         allowed = [*agents.BUILTIN, "ismcts[:options]", "self"]
         for key in self.opponents:
-            if isinstance(key, str) and (key == "ismcts" or key.startswith("ismcts:")):
-                try:
-                    agents.parse_options(key[len("ismcts:"):])
-                except agents.SearchOptionError as err:
-                    raise ConfigError(f"opponents: {err}") from None
+            if _is_search_spec(key):
+                _check_search_options(key, "opponents")
                 continue
             if key not in allowed:
                 hint = did_you_mean(key, allowed) if isinstance(key, str) else ""
@@ -195,14 +192,10 @@ class TrainConfig:
         if self.teacher:
             if self.algo != "ppo":
                 raise ConfigError("training config 'teacher' needs algo: ppo (the SB3 path has no distillation phase)")
-            name, _, options = self.teacher.partition(":")
-            if name != "ismcts":
+            if not _is_search_spec(self.teacher):
                 raise ConfigError(f"training config 'teacher' = {self.teacher!r} is not a search agent spec; "
                                   "allowed: ismcts or ismcts:key=value,...")
-            try:
-                agents.parse_options(options)
-            except agents.SearchOptionError as err:
-                raise ConfigError(f"teacher: {err}") from None
+            _check_search_options(self.teacher, "teacher")
         if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
             raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
         if not 0 < self.teacher_learning_rate <= 1:
@@ -224,3 +217,17 @@ class TrainConfig:
     def name(self) -> str:
         """Run directory name."""
         return self.run_name or f"{self.variant}-{self.num_players}p-seed{self.seed}"
+
+
+def _is_search_spec(spec) -> bool:
+    return isinstance(spec, str) and (spec == "ismcts" or spec.startswith("ismcts:"))
+
+
+def _check_search_options(spec: str, key: str) -> None:
+    """A search spec's options pass the agent's own checks; a bad one is a ConfigError naming ``key``."""
+    import agents
+
+    try:
+        agents.parse_options(spec[len("ismcts:"):])
+    except agents.SearchOptionError as err:
+        raise ConfigError(f"{key}: {err}") from None

@@ -92,9 +92,10 @@ def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30
 
     torch.set_num_threads(1)
     game = Game(variant, num_players=players)
-    net_ = build_network(ObservationEncoder(game).size, game.num_actions, net)
+    size = ObservationEncoder(game).size
+    net_ = build_network(size, game.num_actions, net)
     optimiser = torch.optim.Adam(net_.parameters(), lr=SHARED["learning_rate"])
-    obs = torch.randn(SHARED["batch_size"], ObservationEncoder(game).size)
+    obs = torch.randn(SHARED["batch_size"], size)
     mask = torch.ones(SHARED["batch_size"], game.num_actions, dtype=torch.int8)
 
     def one_pass() -> None:
