@@ -58,6 +58,7 @@ def test_labels_do_not_depend_on_the_worker_count_and_an_interrupted_labelling_r
     again = distill.label(cfg, str(folder), workers=2, progress=False)
     for key in data:
         assert np.array_equal(data[key], again[key]), key
+    assert sorted(os.listdir(folder)) == ["chunk_00000.npz", "chunk_00001.npz", distill.IDENTITY]
     os.remove(folder / "chunk_00001.npz")       # as if stopped before the second chunk was saved
     first = os.path.getmtime(folder / "chunk_00000.npz")
     resumed = distill.label(cfg, str(folder), workers=1, progress=False)
@@ -67,6 +68,14 @@ def test_labels_do_not_depend_on_the_worker_count_and_an_interrupted_labelling_r
     with pytest.raises(ValueError, match="teacher_games changed"):
         distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=distill.CHUNK_GAMES), str(folder),
                       workers=1, progress=False)
+    # any setting the labels depend on, changed, is refused before anything is labelled or reused
+    for change in ({"teacher": "ismcts:iterations=21"}, {"seed": 1}, {"opponents": {"greedy": 1.0}}):
+        with pytest.raises(ValueError, match=f"{next(iter(change))} changed"):
+            distill.label(_cfg(tmp_path, table_sizes=[2, 3], **change), str(folder), workers=1, progress=False)
+    assert sorted(os.listdir(folder)) == ["chunk_00000.npz", "chunk_00001.npz", distill.IDENTITY]
+    os.remove(folder / distill.IDENTITY)
+    with pytest.raises(ValueError, match="without labelling.json"):
+        distill.label(cfg, str(folder), workers=1, progress=False)
 
 
 def test_the_fit_learns_the_teachers_choices(labelled, tmp_path):
@@ -104,7 +113,7 @@ def test_a_run_with_a_teacher_exports_the_distilled_policy_and_ppo_starts_from_i
     distilled = load_agent(os.path.join(run, "distilled", "policy"), game)
     final = load_agent(os.path.join(run, "policy"), game)
     assert distilled.policy.metadata["training_steps"] == 0 and final.policy.metadata["training_steps"] > 0
-    assert len(os.listdir(os.path.join(run, "teacher"))) == 2
+    assert len(os.listdir(os.path.join(run, "teacher"))) == 3  # two chunks and labelling.json
     # the PPO phase moved the distilled weights, but did not start from scratch: far closer to them than to a new net
     torch.manual_seed(123)
     fresh = native_ppo.build_network(ObservationEncoder(game).size, game.num_actions, [64, 64])
@@ -130,6 +139,7 @@ def test_resume_of_a_run_stopped_while_labelling_labels_the_rest_then_trains(tmp
     distill.label(cfg, os.path.join(run, "teacher"), workers=1, progress=False)
     os.remove(os.path.join(run, "teacher", "chunk_00001.npz"))  # stopped before the second chunk was saved
     summary = native_ppo.train(cfg, resume=run, progress=False)
-    assert sorted(os.listdir(os.path.join(run, "teacher"))) == ["chunk_00000.npz", "chunk_00001.npz"]
+    assert sorted(os.listdir(os.path.join(run, "teacher"))) == ["chunk_00000.npz", "chunk_00001.npz",
+                                                                 distill.IDENTITY]
     assert summary["timesteps"] >= cfg.total_timesteps
     assert os.path.exists(os.path.join(run, "distilled", "policy.npz"))

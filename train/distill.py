@@ -13,7 +13,8 @@ supervised data, the first step of expert iteration:
    target). Forced decisions teach nothing and are left out; calling UNO and catching are kept
    with a one-hot target. Games run in chunks of ``CHUNK_GAMES`` on one worker process per core,
    each chunk saved to ``<run>/teacher/`` as it finishes, so an interrupted labelling resumes and
-   the dataset does not depend on the number of workers.
+   the dataset does not depend on the number of workers. ``labelling.json`` there records the
+   settings the labels depend on; chunks labelled under other settings are refused, never reused.
 2. **fit**: the actor by cross-entropy to the visit distributions (illegal actions masked as in
    PPO), the critic by squared error to the results, ``teacher_epochs`` passes with Adam, 5% of the
    games held out (``teacher.csv``: the held-out losses, and how often the network's top action is
@@ -27,6 +28,7 @@ from __future__ import annotations
 import copy
 import csv
 import glob
+import json
 import multiprocessing as mp
 import os
 
@@ -43,6 +45,8 @@ from .progress import Progress
 
 #: Games per labelled chunk (one file under ``<run>/teacher/``; the unit of work of a worker).
 CHUNK_GAMES = 20
+#: The file in a labelling folder that records what its chunks were labelled under.
+IDENTITY = "labelling.json"
 #: Share of the labelled games held out of the fit to report how well it generalises.
 HELD_OUT = 0.05
 
@@ -106,9 +110,37 @@ def _label_job(args) -> tuple[int, dict]:
     return chunk, label_chunk(cfg_dict, chunk)
 
 
+def labelling_identity(cfg: TrainConfig) -> dict:
+    """The config fields the labels depend on (a folder of chunks is reused only under the same ones)."""
+    return {"variant": cfg.variant, "rule_options": cfg.rule_options, "player_counts": cfg.player_counts,
+            "seed": cfg.seed, "teacher": cfg.teacher, "teacher_games": cfg.teacher_games,
+            "opponents": {k: w for k, w in cfg.opponents.items() if k != "self"},
+            "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
+
+
+def _check_folder(cfg: TrainConfig, folder: str) -> None:
+    """Refuse chunks labelled under other settings; record the settings of a new labelling."""
+    identity = json.loads(json.dumps(labelling_identity(cfg)))  # as it reads back from the file
+    record = os.path.join(folder, IDENTITY)
+    if os.path.exists(record):
+        with open(record, encoding="utf-8") as fh:
+            saved = json.load(fh)
+        changed = [k for k in identity if saved.get(k) != identity[k]]
+        if changed:
+            k = changed[0]
+            raise ValueError(f"{folder} holds labels of another labelling: {k} changed ({saved.get(k)!r} -> "
+                             f"{identity[k]!r}) since it was labelled; remove the folder to label again")
+    elif glob.glob(os.path.join(folder, "chunk_*.npz")):
+        raise ValueError(f"{folder} holds chunks without {IDENTITY}, so what they were labelled under is unknown; "
+                         "remove the folder to label again")
+    else:
+        atomic.write_json(record, identity)
+
+
 def label(cfg: TrainConfig, folder: str, workers: int, progress: bool = True, stream=None) -> dict[str, np.ndarray]:
     """Every chunk's examples, labelling the chunks not yet saved in ``folder`` (one process per worker)."""
     os.makedirs(folder, exist_ok=True)
+    _check_folder(cfg, folder)
     chunks = -(-cfg.teacher_games // CHUNK_GAMES)
     path = os.path.join(folder, "chunk_{:05d}.npz").format
     todo = [k for k in range(chunks) if not os.path.exists(path(k))]
@@ -137,10 +169,6 @@ def label(cfg: TrainConfig, folder: str, workers: int, progress: bool = True, st
     for k in range(chunks):
         with np.load(path(k), allow_pickle=False) as f:
             parts.append({key: f[key] for key in f.files})
-    stale = sorted(set(glob.glob(os.path.join(folder, "chunk_*.npz"))) - {path(k) for k in range(chunks)})
-    if stale:
-        raise ValueError(f"{folder} holds chunks of another labelling ({os.path.basename(stale[0])}, ...): "
-                         "teacher_games changed since it was labelled; remove the folder to label again")
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
