@@ -161,6 +161,40 @@ def test_a_seed_interrupted_in_training_trains_again_from_the_start(done, tmp_pa
         assert json.load(fh)["points"] == done["results"]["points"]
 
 
+def test_seeds_run_one_at_a_time_give_the_same_results(done, tmp_path):
+    out = str(tmp_path / "split")
+    code, printed = _run(done["config"], out, "--only-seed", "1")
+    assert code == 0 and "seed 0 still to run" in printed
+    assert not os.path.exists(os.path.join(out, "results.json"))
+    assert _run(done["config"], out, "--only-seed", "0")[0] == 0
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+        assert json.load(fh)["points"] == done["results"]["points"]
+
+
+def test_a_seed_another_process_trains_is_refused_and_kept(done, tmp_path, capsys):
+    import subprocess
+    import sys
+
+    out = str(tmp_path / "locked")
+    shutil.copytree(done["out"], out)
+    run_dir = budget.make_plan(done["config"], ["2048"], 2, UNO_SUITE_V1, out).run_dir(1)
+    os.remove(os.path.join(run_dir, "budget-training.json"))  # seed 1 as if still training ...
+    lock = os.path.join(run_dir, budget.TRAINING_LOCK)
+    with open(lock, "w", encoding="utf-8") as fh:
+        fh.write(str(os.getppid()))  # ... by a process that runs
+    assert _run(done["config"], out, "--only-seed", "1")[0] == 2
+    assert f"seed 1 is being trained by process {os.getppid()}" in capsys.readouterr().err
+    assert os.path.exists(os.path.join(run_dir, "points"))  # nothing wiped
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    with open(lock, "w", encoding="utf-8") as fh:
+        fh.write(finished)  # a lock left by a process that has ended is taken over
+    assert _run(done["config"], out, "--only-seed", "1")[0] == 0
+    assert not os.path.exists(lock)
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+        assert json.load(fh)["points"] == done["results"]["points"]
+
+
 def test_a_directory_of_another_protocol_or_other_files_is_refused(done, tmp_path, capsys):
     assert _run(done["config"], done["out"], "--points", "3")[0] == 2
     assert "holds a different budget protocol run (curve_points differ)" in capsys.readouterr().err
@@ -181,6 +215,9 @@ def test_a_directory_of_another_protocol_or_other_files_is_refused(done, tmp_pat
     (["--train", "{config}", "--budget", "1M", "--seeds", "3", "--tasks", "classic-2p"], "drop --tasks"),
     (["--train", "{stacking}", "--budget", "1M", "--seeds", "3"], "no task of uno-suite-v1 plays classic"),
     (["--agent", "random", "--seeds", "3"], "--seeds goes with --train"),
+    (["--train", "{config}", "--budget", "1M", "--seeds", "3", "--only-seed", "3"],
+     "--only-seed must be one of the seeds 0..2"),
+    (["--agent", "random", "--only-seed", "0"], "--only-seed goes with --train"),
 ])
 def test_bad_input_is_one_line_and_trains_nothing(argv, words, tmp_path, capsys):
     paths = {"config": _config(tmp_path), "stacking": _config(tmp_path, "stacking", rule_options={"stacking": "any"})}

@@ -21,9 +21,15 @@ a 95% Student t-interval (``budget_report.py``). Everything lives in ``--out``: 
 ``results.md``, ``curve.csv`` and ``curve.png``. A re-run skips trained seeds and scored points; a
 seed interrupted while training trains again from the start, so results never depend on
 interruptions.
+
+``--only-seed S`` trains and scores one seed, so seeds can run side by side (one process per core,
+or on several machines sharing ``--out``); the summary is written once every seed is done. A seed
+being trained holds ``runs/<...>-seed<s>/training.lock`` (its process id), so a second process
+refuses that seed instead of wiping it; a lock left by a process that no longer runs is taken over.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -46,6 +52,7 @@ DEFAULT_POINTS = 10
 DEFAULT_CURVE_GAMES = 200
 OFFICIAL_SEEDS = 3
 TRAINING_RECORD = "budget-training.json"
+TRAINING_LOCK = "training.lock"
 _SUFFIXES = {"": 1, "k": 1_000, "m": 1_000_000}  # --budget 500k, 1M
 
 
@@ -235,8 +242,48 @@ def train_seed(plan: Plan, seed: int, progress: bool = True, progress_interval: 
     if os.path.exists(record_path):
         with open(record_path, encoding="utf-8") as fh:
             return json.load(fh)
+    with _seed_lock(plan, seed):
+        return _train_locked(plan, seed, progress, progress_interval)
+
+
+def _pid_running(pid: int) -> bool:
+    """Whether a process with this id runs on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _seed_lock(plan: Plan, seed: int):
+    """Hold ``training.lock`` in the seed's run directory while it trains; refuse a seed another process trains."""
+    run_dir = plan.run_dir(seed)
+    path = os.path.join(run_dir, TRAINING_LOCK)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read().strip()
+        if text.isdigit() and int(text) != os.getpid() and _pid_running(int(text)):
+            raise UsageError(f"seed {seed} is being trained by process {text} ({path}); run another seed with "
+                             f"--only-seed, or delete that file if no such training runs")
     if os.path.isdir(run_dir):  # an interrupted seed trains again from the start
         shutil.rmtree(run_dir)
+    os.makedirs(run_dir)
+    with open(path, "x", encoding="utf-8") as fh:  # "x": two processes starting together cannot both hold it
+        fh.write(str(os.getpid()))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: float) -> dict:
+    """Train one seed (its run directory is fresh and locked); its training record."""
+    run_dir = plan.run_dir(seed)
+    record_path = os.path.join(run_dir, TRAINING_RECORD)
     cfg = plan.seed_config(seed)
     saver = PointSaver(run_dir, plan.targets())
     if progress:
@@ -287,17 +334,37 @@ def score_point(plan: Plan, seed: int, target: int, decisions: int, workers: int
     return score
 
 
+def check_only_seed(plan: Plan, only_seed: int | None) -> None:
+    """``--only-seed S`` must name one of the plan's seeds 0..K-1."""
+    if only_seed is not None and (isinstance(only_seed, bool) or not isinstance(only_seed, int)
+                                  or not 0 <= only_seed < plan.seeds):
+        raise UsageError(f"--only-seed must be one of the seeds 0..{plan.seeds - 1} (--seeds {plan.seeds}); "
+                         f"got {only_seed!r}")
+
+
+def seeds_to_run(plan: Plan) -> list[int]:
+    """The seeds without a training record yet."""
+    return [s for s in range(plan.seeds) if not os.path.exists(os.path.join(plan.run_dir(s), TRAINING_RECORD))]
+
+
 def run_protocol(plan: Plan, workers: int = 2, progress: bool = True,
-                 progress_interval: float = DEFAULT_INTERVAL) -> dict:
-    """Train and score every seed and point (resuming), then write results.json, results.md, curve.csv, curve.png."""
+                 progress_interval: float = DEFAULT_INTERVAL, only_seed: int | None = None) -> dict | None:
+    """Train and score every seed and point (resuming), then write results.json, results.md, curve.csv, curve.png.
+
+    With ``only_seed``, train and score just that seed; the summary is written (and returned) only if
+    every other seed is already done, else None.
+    """
+    check_only_seed(plan, only_seed)
     prepare_out(plan)
-    records, scores = [], []
-    for seed in range(plan.seeds):
+    for seed in range(plan.seeds) if only_seed is None else [only_seed]:
         record = train_seed(plan, seed, progress, progress_interval)
-        records.append(record)
         for target in plan.targets():
-            scores.append(score_point(plan, seed, target, record["points"][str(target)], workers, progress,
-                                      progress_interval))
+            score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
+    if seeds_to_run(plan):
+        return None
+    records = [train_seed(plan, seed) for seed in range(plan.seeds)]  # each reads its record
+    scores = [score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
+              for seed, record in enumerate(records) for target in plan.targets()]
     results = budget_report.build(plan.identity(), plan.config_file, plan.config.algo, list(range(plan.seeds)),
                                   plan.not_official(), records, scores)
     budget_report.write(results, plan.out_dir)

@@ -62,6 +62,9 @@ def add_parser(sub) -> None:
                    "environment decisions, e.g. 1M; repeat for several (the protocol: --budget 1M --budget 10M)")
     p.add_argument("--seeds", type=int, metavar="K", help=f"with --train: train seeds 0..K-1 (official numbers "
                    f"need {budget.OFFICIAL_SEEDS} or more)")
+    p.add_argument("--only-seed", type=int, metavar="S", help="with --train: train and score only seed S of "
+                   "0..K-1, to run seeds side by side (one process each, same --out); the summary is written "
+                   "when the last seed is done")
     p.add_argument("--points", type=int, metavar="P", help="with --train: learning-curve points, evenly spaced up "
                    f"to the largest budget (default {budget.DEFAULT_POINTS})")
     p.add_argument("--budget-games-per-task", type=positive_int, metavar="N", help="with --train, smoke run: N "
@@ -81,7 +84,7 @@ def run(args) -> int:
     if args.write and not args.leaderboard:
         raise UsageError("--write goes with --leaderboard")
     train_flags = [flag for flag, value in (("--budget", args.budget), ("--seeds", args.seeds),
-                                            ("--points", args.points),
+                                            ("--points", args.points), ("--only-seed", args.only_seed),
                                             ("--budget-games-per-task", args.budget_games_per_task))
                    if value is not None]
     if train_flags and not args.train:
@@ -124,11 +127,17 @@ def _train(args) -> int:
                             args.games_per_task, args.budget_games_per_task)
     try:
         results = budget.run_protocol(plan, args.workers, progress=not args.no_progress,
-                                      progress_interval=args.progress_interval)
+                                      progress_interval=args.progress_interval, only_seed=args.only_seed)
     except KeyboardInterrupt:
         print(f"\nbenchmark: interrupted; trained seeds and scored points are kept in {plan.out_dir} (a seed "
               "interrupted while training trains again); continue with the same command", flush=True)
         return EXIT_INTERRUPTED
+    if results is None:
+        left = budget.seeds_to_run(plan)
+        print(f"benchmark: seed {args.only_seed} is trained and scored in {plan.out_dir}; seed"
+              f"{'s' if len(left) > 1 else ''} {', '.join(map(str, left))} still to run (with --only-seed, "
+              "or the same command without it); the summary is written when the last is done", flush=True)
+        return 0
     print(budget_report.markdown(results), end="")
     print("wrote " + ", ".join(os.path.join(plan.out_dir, name) for name in budget_report.FILES))
     return 0
