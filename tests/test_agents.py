@@ -279,7 +279,7 @@ def test_policy_file_refuses_a_mismatch_and_bad_files(tiny_model, tmp_path):
 
 @pytest.mark.parametrize("name, variant, min_vs_random, other_variant", [
     ("classic-2p", "classic", 0.65, "xiangqi"), ("flex-2p", "flex", 0.8, "classic"), ("flip-2p", "flip", 0.8, "flex"),
-    ("attack-2p", "attack", 0.8, "flip")])
+    ("alphabet-2p", "alphabet", 0.8, "classic"), ("xiangqi-2p", "xiangqi", 0.8, "alphabet"), ("attack-2p", "attack", 0.8, "flip")])
 def test_shipped_pretrained_agent_loads_and_plays(name, variant, min_vs_random, other_variant):
     game = Game(variant, num_players=2)
     assert name in agents.pretrained_names()
@@ -319,6 +319,7 @@ def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
         assert bot.policy.metadata["config"]["run_name"] == variant
     # at two players, a native specialist of that size is preferred; an earlier SB3 one is not
     assert agents.load("pretrained", Game("classic", 2)).policy.metadata["config"]["run_name"] == "classic-2p"
+    assert agents.pretrained_for(Game("alphabet", 2)) == "alphabet-2p"
     assert agents.pretrained_for(Game("attack", 2)) == "attack"  # attack-2p is an SB3 agent
     assert agents.pretrained_for(Game("classic", 4)) == "classic"  # no 4-player specialist is shipped
     with pytest.raises(ValueError, match="pass game="):
