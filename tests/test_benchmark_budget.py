@@ -60,6 +60,18 @@ def _weights(path: str) -> list[np.ndarray]:
     return PolicyFile.read(path).weights
 
 
+def _copy_of(done, out: str) -> budget.Plan:
+    """A copy of the finished tiny run in ``out``; its plan."""
+    shutil.copytree(done["out"], out)
+    return budget.make_plan(done["config"], ["2048"], 2, UNO_SUITE_V1, out)
+
+
+def _points(out: str) -> dict:
+    """The per-point results of a finished protocol run."""
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+        return json.load(fh)["points"]
+
+
 @pytest.fixture(scope="module")
 def done(tmp_path_factory):
     """One tiny protocol run: 2 seeds, curve points at 1,024 and 2,048 decisions, 4 games per task."""
@@ -128,8 +140,7 @@ def test_the_same_seeds_give_the_same_results(done):
 
 def test_a_rerun_trains_nothing_and_scores_only_what_is_missing(done, tmp_path, monkeypatch):
     out = str(tmp_path / "copy")
-    shutil.copytree(done["out"], out)
-    plan = budget.make_plan(done["config"], ["2048"], 2, UNO_SUITE_V1, out)
+    plan = _copy_of(done, out)
     score_dir = os.path.join(plan.run_dir(1), "scores")
     missing = os.path.join(score_dir, "decisions_000000001024.json")
     kept = os.path.join(score_dir, "decisions_000000002048.json")
@@ -143,22 +154,19 @@ def test_a_rerun_trains_nothing_and_scores_only_what_is_missing(done, tmp_path, 
     monkeypatch.setattr(native_ppo, "train", no_training)
     assert _run(done["config"], out)[0] == 0
     assert os.path.exists(missing) and os.stat(kept).st_mtime_ns == kept_mtime
-    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
-        assert json.load(fh)["points"] == done["results"]["points"]
+    assert _points(out) == done["results"]["points"]
 
 
 def test_a_seed_interrupted_in_training_trains_again_from_the_start(done, tmp_path, monkeypatch):
     out = str(tmp_path / "copy")
-    shutil.copytree(done["out"], out)
-    run_dir = budget.make_plan(done["config"], ["2048"], 2, UNO_SUITE_V1, out).run_dir(1)
+    run_dir = _copy_of(done, out).run_dir(1)
     os.remove(os.path.join(run_dir, "budget-training.json"))  # as if stopped before training finished
     shutil.rmtree(os.path.join(run_dir, "scores"))
     seeds, train = [], native_ppo.train
     monkeypatch.setattr(native_ppo, "train", lambda cfg, **kw: seeds.append(cfg.seed) or train(cfg, **kw))
     assert _run(done["config"], out)[0] == 0
     assert seeds == [1]
-    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
-        assert json.load(fh)["points"] == done["results"]["points"]
+    assert _points(out) == done["results"]["points"]
 
 
 def test_seeds_run_one_at_a_time_give_the_same_results(done, tmp_path):
@@ -167,8 +175,7 @@ def test_seeds_run_one_at_a_time_give_the_same_results(done, tmp_path):
     assert code == 0 and "seed 0 still to run" in printed
     assert not os.path.exists(os.path.join(out, "results.json"))
     assert _run(done["config"], out, "--only-seed", "0")[0] == 0
-    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
-        assert json.load(fh)["points"] == done["results"]["points"]
+    assert _points(out) == done["results"]["points"]
 
 
 def test_a_seed_another_process_trains_is_refused_and_kept(done, tmp_path, capsys):
@@ -176,8 +183,7 @@ def test_a_seed_another_process_trains_is_refused_and_kept(done, tmp_path, capsy
     import sys
 
     out = str(tmp_path / "locked")
-    shutil.copytree(done["out"], out)
-    run_dir = budget.make_plan(done["config"], ["2048"], 2, UNO_SUITE_V1, out).run_dir(1)
+    run_dir = _copy_of(done, out).run_dir(1)
     os.remove(os.path.join(run_dir, "budget-training.json"))  # seed 1 as if still training ...
     lock = os.path.join(run_dir, budget.TRAINING_LOCK)
     with open(lock, "w", encoding="utf-8") as fh:
@@ -191,8 +197,7 @@ def test_a_seed_another_process_trains_is_refused_and_kept(done, tmp_path, capsy
         fh.write(finished)  # a lock left by a process that has ended is taken over
     assert _run(done["config"], out, "--only-seed", "1")[0] == 0
     assert not os.path.exists(lock)
-    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
-        assert json.load(fh)["points"] == done["results"]["points"]
+    assert _points(out) == done["results"]["points"]
 
 
 def test_a_directory_of_another_protocol_or_other_files_is_refused(done, tmp_path, capsys):

@@ -271,7 +271,9 @@ def _seed_lock(plan: Plan, seed: int):
     if os.path.isdir(run_dir):  # an interrupted seed trains again from the start
         shutil.rmtree(run_dir)
     os.makedirs(run_dir)
-    with open(path, "x", encoding="utf-8") as fh:  # "x": two processes starting together cannot both hold it
+    # "x" never overwrites a lock; two processes that start the same seed within the same instant can
+    # still race past the check above, so the lock guards against a seed started twice, not a true tie
+    with open(path, "x", encoding="utf-8") as fh:
         fh.write(str(os.getpid()))
     try:
         yield
@@ -362,7 +364,7 @@ def run_protocol(plan: Plan, workers: int = 2, progress: bool = True,
             score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
     if seeds_to_run(plan):
         return None
-    records = [train_seed(plan, seed) for seed in range(plan.seeds)]  # each reads its record
+    records = [train_seed(plan, seed, progress, progress_interval) for seed in range(plan.seeds)]  # read back
     scores = [score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
               for seed, record in enumerate(records) for target in plan.targets()]
     results = budget_report.build(plan.identity(), plan.config_file, plan.config.algo, list(range(plan.seeds)),
