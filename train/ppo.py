@@ -32,12 +32,11 @@ from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
 from . import atomic, checkpoints, shipped_configs
-from .arg_types import non_negative_float
 from .config import ConfigError, TrainConfig
 from .errors import UsageError
 from .evaluation import stats
 from .export import policy_file_from_model
-from .progress import DEFAULT_INTERVAL, Progress, StopRequest
+from .progress import DEFAULT_INTERVAL, Progress, StopRequest, add_progress_arguments
 from .scaleout import LOCAL, add_ray_argument
 
 EXIT_INTERRUPTED = 130
@@ -311,9 +310,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, help="override the config's seed (the built-in: 0)")
     p.add_argument("--fresh", action="store_true", help="start the run over: first delete what an earlier run "
                    "of the same name left in its directory (checkpoints, snapshots, logs, policy)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
-                   help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
+    add_progress_arguments(p)
     add_ray_argument(p, "the native trainer's collectors (algo: ppo) as ray_collectors Ray actors")
     p.set_defaults(run=run)
 

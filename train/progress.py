@@ -14,8 +14,18 @@ import sys
 import threading
 import time
 
+from .arg_types import non_negative_float
+
 DEFAULT_INTERVAL = 30.0
 """Seconds between progress lines when output is not a terminal."""
+
+
+def add_progress_arguments(parser) -> None:
+    """Add ``--no-progress`` and ``--progress-interval SECONDS`` to a command's parser."""
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    parser.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
+                        help="seconds between progress lines when the output is not a terminal "
+                        "(default: %(default)s)")
 
 
 def format_duration(seconds: float) -> str:

@@ -18,9 +18,9 @@ from __future__ import annotations
 import os
 
 from .. import atomic
-from ..arg_types import non_negative_float, positive_int
+from ..arg_types import positive_int
 from ..errors import UsageError
-from ..progress import DEFAULT_INTERVAL
+from ..progress import add_progress_arguments
 from . import budget, budget_report
 from .leaderboard import leaderboard_markdown, read_results
 from .runner import build_results, measure_references, results_markdown, run_suite, write_references, write_results
@@ -73,9 +73,7 @@ def add_parser(sub) -> None:
                    "with official numbers")
     p.add_argument("--write", metavar="FILE", help="with --leaderboard: also write the table to FILE, e.g. "
                    "docs/leaderboard.md")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
-                   help="seconds between progress lines when the output is not a terminal")
+    add_progress_arguments(p)
     p.set_defaults(run=run)
 
 

@@ -35,9 +35,9 @@ from uno_env.turn import hand_points
 
 from .. import atomic
 from ..agent_specs import load_agent
-from ..arg_types import non_negative_float, positive_int
+from ..arg_types import positive_int
 from ..errors import UsageError
-from ..progress import DEFAULT_INTERVAL, Progress
+from ..progress import DEFAULT_INTERVAL, Progress, add_progress_arguments
 from ..rule_args import add_rule_arguments, rules_from_args
 from ..scaleout import LOCAL, add_ray_argument
 from .report import markdown, summarise, write_outputs
@@ -201,9 +201,7 @@ def add_parser(sub) -> None:
     p.add_argument("--resume", action="store_true", help=f"continue the tournament whose {STREAM_FILE} is in "
                    "--out: play only the games it is missing (same command otherwise)")
     p.add_argument("--record", help="directory to keep every game as JSON lines")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--progress-interval", type=non_negative_float, default=DEFAULT_INTERVAL, metavar="SECONDS",
-                   help="seconds between progress lines when the output is not a terminal (default: %(default)s)")
+    add_progress_arguments(p)
     add_ray_argument(p, "the games as Ray tasks (same results; a local Ray gets --workers CPUs)")
     p.set_defaults(run=run)
 
