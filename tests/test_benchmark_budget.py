@@ -298,3 +298,16 @@ def test_the_sb3_path_saves_its_points_at_whole_rollouts(tmp_path):
     final, point = _weights(os.path.join(run_dir, "policy")), _weights(budget.point_path(run_dir, 100))
     assert all(np.array_equal(a, b) for a, b in zip(final, point, strict=True))
     assert not all(np.array_equal(a, b) for a, b in zip(_weights(budget.point_path(run_dir, 50)), point))
+
+
+def test_the_written_leaderboard_shows_the_budget_runs_learning_curves_in_one_figure(done, tmp_path, capsys):
+    target = tmp_path / "docs" / "leaderboard.md"
+    assert main(["benchmark", "--leaderboard", done["out"], "--write", str(target)]) == 0
+    figure = tmp_path / "docs" / "leaderboard-curves.png"
+    assert str(figure) in capsys.readouterr().out
+    with open(figure, "rb") as fh:
+        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert "![Learning curves of the runs above](leaderboard-curves.png)" in target.read_text(encoding="utf-8")
+    # printed only, no figure and no link to one
+    assert main(["benchmark", "--leaderboard", done["out"]]) == 0
+    assert "![" not in capsys.readouterr().out

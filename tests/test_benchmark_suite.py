@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -242,6 +243,7 @@ def test_leaderboard_ranks_runs_by_iqm_and_marks_smoke_runs(tmp_path, capsys):
     assert rows[0].startswith("| 1 | `strong` |") and rows[1].startswith("| 2 | `weak` * |")
     assert "| 90.0% | 80.0% |" in rows[0] and "| classic-2p | flip-2p |" in table
     assert "not comparable" in table
+    assert os.listdir(tmp_path / "docs") == ["leaderboard.md"]  # no learning curves to draw
 
 
 def test_leaderboard_refuses_mixed_suites_and_files_that_are_not_results(tmp_path, capsys):

@@ -81,40 +81,69 @@ def curve_csv(results: dict) -> str:
     return buf.getvalue()
 
 
-def plot_curve(results: dict, path: str) -> str:
-    """Mean score across seeds against decisions, with the t-interval band and each seed faintly; budgets marked."""
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _draw(ax, results: dict, label: str, seeds_faintly: bool) -> None:
+    """One run on ``ax``: the mean score against decisions, its t-interval band, budgets marked."""
     points = results["points"]
-    x = [p["decisions_mean"] for p in points]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for seed in results["seeds"]:
-        ax.plot([s["decisions"] for p in points for s in p["seeds"] if s["seed"] == seed],
-                [s["score"] for p in points for s in p["seeds"] if s["seed"] == seed], color="grey", lw=0.7,
-                alpha=0.5)
-    line, = ax.plot(x, [p["score_mean"] for p in points], marker="o", label=f"mean of {len(results['seeds'])} seeds")
+    if seeds_faintly:
+        for seed in results["seeds"]:
+            ax.plot([s["decisions"] for p in points for s in p["seeds"] if s["seed"] == seed],
+                    [s["score"] for p in points for s in p["seeds"] if s["seed"] == seed], color="grey", lw=0.7,
+                    alpha=0.5)
+    line, = ax.plot([p["decisions_mean"] for p in points], [p["score_mean"] for p in points], marker="o",
+                    label=label)
     bands = [(p["decisions_mean"], *p["score_ci95"]) for p in points if p["score_ci95"]]
     if bands:
         ax.fill_between([b[0] for b in bands], [b[1] for b in bands], [b[2] for b in bands], color=line.get_color(),
-                        alpha=0.2, label="95% t-interval over seeds")
+                        alpha=0.2, label="95% t-interval over seeds" if seeds_faintly else None)
     budgets = [p for p in points if p["kind"] == "budget"]
     ax.scatter([p["decisions_mean"] for p in budgets], [p["score_mean"] for p in budgets], s=80, zorder=3,
-               color=line.get_color(), edgecolor="black", label="budgets")
+               color=line.get_color(), edgecolor="black", label="budgets" if seeds_faintly else None)
+
+
+def _save(fig, ax, plt, title: str, path: str) -> str:
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
     ax.set_xlabel("decisions learned from")
     ax.set_ylabel("IQM normalised score (random 0, heuristic 1)")
-    ax.set_title(f"{os.path.basename(results['config_file'])} ({results['algo']}) on {results['suite']}: "
-                 f"{', '.join(results['tasks'])}", fontsize=9)
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     with atomic.atomic_open(path, "wb", encoding=None) as fh:
         fig.savefig(fh, format="png", dpi=100)
     plt.close(fig)
     return path
+
+
+def _label(results: dict) -> str:
+    return f"{os.path.basename(results['config_file'])} ({results['algo']})"
+
+
+def plot_curve(results: dict, path: str) -> str:
+    """Mean score across seeds against decisions, with the t-interval band and each seed faintly; budgets marked."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    _draw(ax, results, f"mean of {len(results['seeds'])} seeds", seeds_faintly=True)
+    return _save(fig, ax, plt, f"{_label(results)} on {results['suite']}: {', '.join(results['tasks'])}", path)
+
+
+def plot_curves(runs: list[dict], path: str) -> str:
+    """Several runs' learning curves on one set of axes (the leaderboard's figure): mean, band, budgets marked."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for results in runs:
+        _draw(ax, results, f"{_label(results)}: {', '.join(results['tasks'])}, {len(results['seeds'])} seeds"
+              + ("" if results["official"] else " (not official)"), seeds_faintly=False)
+    return _save(fig, ax, plt, f"Learning algorithms on {runs[0]['suite']}: mean over seeds, 95% t-intervals, "
+                 "budgets ringed", path)
 
 
 def _interval(ci) -> str:
@@ -157,8 +186,11 @@ def write(results: dict, out_dir: str) -> list[str]:
     return paths
 
 
-def leaderboard_section(runs: list[dict]) -> list[str]:
-    """Leaderboard lines for budget-protocol results: a row per run and budget, best score first per budget."""
+def leaderboard_section(runs: list[dict], curves_image: str | None = None) -> list[str]:
+    """Leaderboard lines for budget-protocol results: a row per run and budget, best score first per budget.
+
+    ``curves_image``, a path relative to the leaderboard file, is shown below the table (``plot_curves``).
+    """
     rows = [(p["target"], -p["score_mean"], run, p) for run in runs for p in run["points"] if p["kind"] == "budget"]
     lines = ["## Learning algorithms: sample-budget protocol", "",
              "Score: IQM of normalised scores over the tasks the config plays, mean over seeds with a 95% t-interval "
@@ -170,4 +202,6 @@ def leaderboard_section(runs: list[dict]) -> list[str]:
                      f"{len(run['seeds'])} | {p['score_mean']:.3f} | {_interval(p['score_ci95'])} |")
     if any(not run["official"] for run in runs):
         lines += ["", "\\* not official (fewer than 3 seeds or reduced game counts)."]
+    if curves_image:
+        lines += ["", f"![Learning curves of the runs above]({curves_image})"]
     return lines

@@ -4,7 +4,8 @@ One row per run, best IQM first: the agent spec, the IQM of normalised scores wi
 interval, then the win rate on every task. Every run must be of the same suite; a smoke run (games
 per task or tasks changed) is marked, since its numbers are not comparable with official ones.
 Results of the sample-budget protocol (``uno-env benchmark --train``) go into a section of their
-own below the agents' table: a row per run and budget (``budget_report.leaderboard_section``).
+own below the agents' table: a row per run and budget (``budget_report.leaderboard_section``), and
+with ``--write`` a figure of their learning curves beside the file (``budget_report.plot_curves``).
 """
 from __future__ import annotations
 
@@ -31,17 +32,26 @@ def read_results(path: str) -> dict:
     return results
 
 
-def leaderboard_markdown(runs: list[dict]) -> str:
-    """The leaderboard table of ``runs`` (the content of several results.json files)."""
+def budget_runs_of(runs: list[dict]) -> list[dict]:
+    """The sample-budget protocol's results among ``runs``."""
+    return [r for r in runs if r.get("format") == budget_report.RESULTS_FORMAT]
+
+
+def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> str:
+    """The leaderboard table of ``runs`` (the content of several results.json files).
+
+    ``curves_image``: the learning-curve figure of the budget runs, relative to the leaderboard file.
+    """
     if not runs:
         raise UsageError("give one or more results directories to --leaderboard")
     suites = sorted({r["suite"] for r in runs})
     if len(suites) > 1:
         raise UsageError(f"results of different suites cannot share a leaderboard: {', '.join(suites)}")
-    budget_runs = [r for r in runs if r.get("format") == budget_report.RESULTS_FORMAT]
+    budget_runs = budget_runs_of(runs)
     runs = [r for r in runs if r.get("format") != budget_report.RESULTS_FORMAT]
     if not runs:
-        return "\n".join([f"# Leaderboard: {suites[0]}", "", *budget_report.leaderboard_section(budget_runs)]) + "\n"
+        return "\n".join([f"# Leaderboard: {suites[0]}", "",
+                          *budget_report.leaderboard_section(budget_runs, curves_image)]) + "\n"
     task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
 
     def iqm_of(run: dict) -> float:
@@ -67,5 +77,5 @@ def leaderboard_markdown(runs: list[dict]) -> str:
                   "marks a task it did not play) or fewer games per task (a smoke run); not comparable with official "
                   "numbers."]
     if budget_runs:
-        lines += ["", *budget_report.leaderboard_section(budget_runs)]
+        lines += ["", *budget_report.leaderboard_section(budget_runs, curves_image)]
     return "\n".join(lines) + "\n"

@@ -6,7 +6,8 @@ Four modes, one command (docs/benchmark.md):
   ``--out`` and print the table. ``--games-per-task`` and ``--tasks`` make a smoke run, marked as
   not comparable with official numbers.
 - ``--leaderboard DIR...``: one Markdown table from several runs' results (``leaderboard.py``),
-  printed and, with ``--write FILE``, written.
+  printed and, with ``--write FILE``, written (with the sample-budget runs' learning curves in one
+  figure beside it, ``FILE``'s name + ``-curves.png``).
 - ``--make-references``: play ``random`` and ``heuristic`` on the suite and rewrite its reference
   win rates (``suite.py``: ``references/<suite>.json``), which fix every task's normalised score.
 - ``--train CONFIG --budget N --seeds K``: the sample-budget protocol for learning algorithms
@@ -22,7 +23,7 @@ from ..arg_types import positive_int
 from ..errors import UsageError
 from ..progress import add_progress_arguments
 from . import budget, budget_report
-from .leaderboard import leaderboard_markdown, read_results
+from .leaderboard import budget_runs_of, leaderboard_markdown, read_results
 from .runner import build_results, measure_references, results_markdown, run_suite, write_references, write_results
 from .suite import DEFAULT_SUITE, SUITES, get_suite
 
@@ -72,7 +73,8 @@ def add_parser(sub) -> None:
     p.add_argument("--tasks", nargs="+", metavar="TASK_ID", help="smoke run: only these tasks; not comparable "
                    "with official numbers")
     p.add_argument("--write", metavar="FILE", help="with --leaderboard: also write the table to FILE, e.g. "
-                   "docs/leaderboard.md")
+                   "docs/leaderboard.md (and, when sample-budget runs are given, their learning curves in one "
+                   "figure beside it: docs/leaderboard-curves.png)")
     add_progress_arguments(p)
     p.set_defaults(run=run)
 
@@ -144,12 +146,19 @@ def _train(args) -> int:
 def _leaderboard(args) -> int:
     if args.games_per_task or args.tasks or args.resume:
         raise UsageError("--leaderboard reads finished runs: drop --games-per-task, --tasks and --resume")
-    table = leaderboard_markdown([read_results(path) for path in args.leaderboard])
+    runs = [read_results(path) for path in args.leaderboard]
+    curves = None
+    if args.write and budget_runs_of(runs):
+        curves = os.path.splitext(args.write)[0] + "-curves.png"
+    table = leaderboard_markdown(runs, os.path.basename(curves) if curves else None)
     print(table, end="")
     if args.write:
         os.makedirs(os.path.dirname(args.write) or ".", exist_ok=True)
         atomic.write_text(args.write, table)
-        print(f"wrote {args.write}")
+        written = [args.write]
+        if curves:
+            written.append(budget_report.plot_curves(budget_runs_of(runs), curves))
+        print(f"wrote {', '.join(written)}")
     return 0
 
 
