@@ -112,6 +112,7 @@ def _draw(ax, results: dict, label: str, seeds_faintly: bool) -> None:
 def _save(fig, ax, plt, title: str, path: str) -> str:
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+    ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g}M" if x >= 1e6 else f"{x:,.0f}")
     ax.set_xlabel("decisions learned from")
     ax.set_ylabel("IQM normalised score (random 0, heuristic 1)")
     ax.set_title(title, fontsize=9)
