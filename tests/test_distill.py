@@ -65,9 +65,6 @@ def test_labels_do_not_depend_on_the_worker_count_and_an_interrupted_labelling_r
     assert os.path.getmtime(folder / "chunk_00000.npz") == first  # kept, not labelled again
     for key in data:
         assert np.array_equal(data[key], resumed[key]), key
-    with pytest.raises(ValueError, match="teacher_games changed"):
-        distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=distill.CHUNK_GAMES), str(folder),
-                      workers=1, progress=False)
     # any setting the labels depend on, changed, is refused before anything is labelled or reused
     for change in ({"teacher": "ismcts:iterations=21"}, {"seed": 1}, {"opponents": {"greedy": 1.0}}):
         with pytest.raises(ValueError, match=f"{next(iter(change))} changed"):
@@ -76,6 +73,35 @@ def test_labels_do_not_depend_on_the_worker_count_and_an_interrupted_labelling_r
     os.remove(folder / distill.IDENTITY)
     with pytest.raises(ValueError, match="without labelling.json"):
         distill.label(cfg, str(folder), workers=1, progress=False)
+
+
+def test_raising_teacher_games_keeps_the_labelled_chunks_and_labels_only_the_new_games(labelled, tmp_path):
+    cfg, data = labelled
+    folder = tmp_path / "teacher"
+    distill.label(cfg, str(folder), workers=1, progress=False)
+    kept = {name: os.path.getmtime(folder / name) for name in ("chunk_00000.npz", "chunk_00001.npz")}
+
+    def games_below(d: dict, n: int) -> dict:
+        return {key: d[key][d["game"] < n] for key in d}
+
+    chunk = distill.CHUNK_GAMES
+    fewer = distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=chunk), str(folder), workers=1,
+                          progress=False)
+    for key, value in games_below(data, chunk).items():
+        assert np.array_equal(value, fewer[key]), key
+    grown = distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=2 * chunk + 5), str(folder), workers=1,
+                          progress=False)
+    assert {name: os.path.getmtime(folder / name) for name in kept} == kept  # reused, not labelled again
+    assert (folder / "chunk_00002_5games.npz").exists()
+    for key, value in data.items():
+        assert np.array_equal(value, games_below(grown, 2 * chunk)[key]), key
+    assert set(np.unique(grown["game"][grown["game"] >= 2 * chunk])) <= set(range(2 * chunk, 2 * chunk + 5))
+    # a whole third chunk labels the partial one's games again, the same way: game i does not depend on the total
+    full = distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=3 * chunk), str(folder), workers=1,
+                         progress=False)
+    for key, value in grown.items():
+        assert np.array_equal(value, games_below(full, 2 * chunk + 5)[key]), key
+    assert len(np.unique(full["game"])) > len(np.unique(grown["game"]))
 
 
 def test_the_fit_learns_the_teachers_choices(labelled, tmp_path):

@@ -15,6 +15,9 @@ supervised data, the first step of expert iteration:
    each chunk saved to ``<run>/teacher/`` as it finishes, so an interrupted labelling resumes and
    the dataset does not depend on the number of workers. ``labelling.json`` there records the
    settings the labels depend on; chunks labelled under other settings are refused, never reused.
+   Game *i* does not depend on ``teacher_games``, so raising it keeps every chunk already labelled
+   and labels only the new games (a last, partial chunk is named by its game count, so it is
+   labelled again in full).
 2. **fit**: the actor by cross-entropy to the visit distributions (illegal actions masked as in
    PPO), the critic by squared error to the results, ``teacher_epochs`` passes with Adam, 5% of the
    games held out (``teacher.csv``: the held-out losses, and how often the network's top action is
@@ -111,9 +114,12 @@ def _label_job(args) -> tuple[int, dict]:
 
 
 def labelling_identity(cfg: TrainConfig) -> dict:
-    """The config fields the labels depend on (a folder of chunks is reused only under the same ones)."""
+    """The config fields the labels depend on (a folder of chunks is reused only under the same ones).
+
+    ``teacher_games`` is not one of them: game *i* is the same whatever the total, so a labelling grows.
+    """
     return {"variant": cfg.variant, "rule_options": cfg.rule_options, "player_counts": cfg.player_counts,
-            "seed": cfg.seed, "teacher": cfg.teacher, "teacher_games": cfg.teacher_games,
+            "seed": cfg.seed, "teacher": cfg.teacher,
             "opponents": {k: w for k, w in cfg.opponents.items() if k != "self"},
             "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
 
@@ -142,7 +148,11 @@ def label(cfg: TrainConfig, folder: str, workers: int, progress: bool = True, st
     os.makedirs(folder, exist_ok=True)
     _check_folder(cfg, folder)
     chunks = -(-cfg.teacher_games // CHUNK_GAMES)
-    path = os.path.join(folder, "chunk_{:05d}.npz").format
+
+    def path(k: int) -> str:  # a partial last chunk is named by its game count: a larger total relabels it
+        games = min(CHUNK_GAMES, cfg.teacher_games - k * CHUNK_GAMES)
+        return os.path.join(folder, f"chunk_{k:05d}.npz" if games == CHUNK_GAMES else f"chunk_{k:05d}_{games}games.npz")
+
     todo = [k for k in range(chunks) if not os.path.exists(path(k))]
     bar = Progress("teacher", cfg.teacher_games, "games", "games/s",
                    initial=(chunks - len(todo)) * CHUNK_GAMES, enabled=progress, stream=stream)
