@@ -21,7 +21,7 @@ from ..errors import SpecError
 from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
-from . import VariantDef, register
+from .registry import VariantDef, register
 
 def _probs_problem(value) -> str | None:
     """Why a burst_probs value is unusable, or None."""

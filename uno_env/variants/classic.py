@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..cards import Effect
 from ..options import CLASSIC_FAMILY_OPTIONS, COMMON_OPTIONS, Option
 from .. import turn
-from . import VariantDef, register
+from .registry import VariantDef, register
 
 EFFECTS = {
     Effect.NUMBER: turn.effect_number,

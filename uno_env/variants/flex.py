@@ -13,7 +13,7 @@ from ..cards import Effect
 from ..options import COMMON_OPTIONS, Option
 from ..errors import SpecError
 from .. import turn
-from . import VariantDef, register
+from .registry import VariantDef, register
 from ..state import Phase
 
 FLEX_OPTIONS: tuple[Option, ...] = (

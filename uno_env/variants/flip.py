@@ -20,7 +20,7 @@ from ..errors import SpecError
 from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
-from . import VariantDef, register
+from .registry import VariantDef, register
 
 FLIP_OPTIONS: tuple[Option, ...] = (
     Option("flip.deck_manifest", "proposed", "deck manifest: 'proposed' (the packaged AMB-B1 two-sided manifest) or "
