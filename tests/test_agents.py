@@ -326,3 +326,16 @@ def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
         agents.load("pretrained")
     with pytest.raises(agents.AgentSpecError, match="did you mean .pretrained."):
         agents.load("pretraind", Game("classic"))
+
+
+@pytest.mark.parametrize("name", agents.pretrained_names())
+def test_each_shipped_policy_was_trained_by_its_config_in_configs_train(name):
+    """The config a policy file records is ``configs/train/<name>.yaml`` (keys newer than the file: defaults)."""
+    from train.config import TrainConfig
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "agents", "pretrained", f"{name}.json"), encoding="utf-8") as fh:
+        recorded = json.load(fh)["config"]
+    config = TrainConfig.from_yaml(os.path.join(root, "configs", "train", f"{name}.yaml")).to_dict()
+    assert len(recorded) > 15
+    assert {k: v for k, v in recorded.items() if config.get(k) != v} == {}
