@@ -101,6 +101,9 @@ def test_a_tiny_run_writes_results_curve_and_plot(done):
         assert s["score"] == pytest.approx((s["win_rates"]["classic-2p"] - low) / (high - low))
     for run in results["runs"]:  # trained once to the budget; the budget point is where training stopped
         assert run["planned_decisions"] == 2048 and run["points"]["2048"] == run["trained_decisions"] >= 2048
+        # the run directory relative to --out: the summary names no folder of the machine that wrote it
+        assert run["run_dir"] == os.path.join("runs", f"tiny-budget2048-seed{run['seed']}")
+        assert os.path.isdir(os.path.join(out, run["run_dir"]))
     with open(os.path.join(out, "curve.csv"), encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["point"], r["kind"], r["seed"]) for r in rows] == [

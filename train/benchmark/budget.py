@@ -364,7 +364,9 @@ def run_protocol(plan: Plan, workers: int = 2, progress: bool = True,
             score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
     if seeds_to_run(plan):
         return None
-    records = [train_seed(plan, seed, progress, progress_interval) for seed in range(plan.seeds)]  # read back
+    # read back; each run directory relative to --out, so the summary names no folder of this machine
+    records = [{**train_seed(plan, seed, progress, progress_interval),
+                "run_dir": os.path.relpath(plan.run_dir(seed), plan.out_dir)} for seed in range(plan.seeds)]
     scores = [score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
               for seed, record in enumerate(records) for target in plan.targets()]
     results = budget_report.build(plan.identity(), plan.config_file, plan.config.algo, list(range(plan.seeds)),
