@@ -147,9 +147,8 @@ def _leaderboard(args) -> int:
     if args.games_per_task or args.tasks or args.resume:
         raise UsageError("--leaderboard reads finished runs: drop --games-per-task, --tasks and --resume")
     runs = [read_results(path) for path in args.leaderboard]
-    curves = None
-    if args.write and budget_runs_of(runs):
-        curves = os.path.splitext(args.write)[0] + "-curves.png"
+    budget_runs = budget_runs_of(runs)
+    curves = os.path.splitext(args.write)[0] + "-curves.png" if args.write and budget_runs else None
     table = leaderboard_markdown(runs, os.path.basename(curves) if curves else None)
     print(table, end="")
     if args.write:
@@ -157,7 +156,7 @@ def _leaderboard(args) -> int:
         atomic.write_text(args.write, table)
         written = [args.write]
         if curves:
-            written.append(budget_report.plot_curves(budget_runs_of(runs), curves))
+            written.append(budget_report.plot_curves(budget_runs, curves))
         print(f"wrote {', '.join(written)}")
     return 0
 
