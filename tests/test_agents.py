@@ -329,13 +329,15 @@ def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
 
 
 @pytest.mark.parametrize("name", agents.pretrained_names())
-def test_each_shipped_policy_was_trained_by_its_config_in_configs_train(name):
-    """The config a policy file records is ``configs/train/<name>.yaml`` (keys newer than the file: defaults)."""
+def test_each_shipped_policy_records_its_config_in_configs_train(name):
+    """A policy file's recorded config is ``configs/train/<name>.yaml`` (keys newer than the file: defaults)."""
     from train.config import TrainConfig
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(root, "agents", "pretrained", f"{name}.json"), encoding="utf-8") as fh:
+    with open(os.path.join(agents.PRETRAINED_DIR, f"{name}.json"), encoding="utf-8") as fh:
         recorded = json.load(fh)["config"]
     config = TrainConfig.from_yaml(os.path.join(root, "configs", "train", f"{name}.yaml")).to_dict()
+    defaults = TrainConfig().to_dict()
     assert len(recorded) > 15
     assert {k: v for k, v in recorded.items() if config.get(k) != v} == {}
+    assert {k: v for k, v in config.items() if k not in recorded and v != defaults[k]} == {}

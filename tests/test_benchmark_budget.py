@@ -303,14 +303,25 @@ def test_the_sb3_path_saves_its_points_at_whole_rollouts(tmp_path):
     assert not all(np.array_equal(a, b) for a, b in zip(_weights(budget.point_path(run_dir, 50)), point))
 
 
-def test_the_written_leaderboard_shows_the_budget_runs_learning_curves_in_one_figure(done, tmp_path, capsys):
+@pytest.mark.parametrize("with_agents", [False, True])
+def test_the_written_leaderboard_shows_the_budget_runs_learning_curves_in_one_figure(done, tmp_path, capsys,
+                                                                                      with_agents):
+    agent = tmp_path / "agent"
+    rows = [{"games": 10, "wins": 5, "win_rate": 0.5, "win_rate_ci95": [0.2, 0.8], "mean_points": 1.0,
+             "truncated_games": 0}]
+    write_results(build_results(UNO_SUITE_V1.only(["classic-2p"]).with_games_per_task(10), "heuristic", rows),
+                  str(agent))
+    runs = [str(agent), done["out"]] if with_agents else [done["out"]]
     target = tmp_path / "docs" / "leaderboard.md"
-    assert main(["benchmark", "--leaderboard", done["out"], "--write", str(target)]) == 0
+    assert main(["benchmark", "--leaderboard", *runs, "--write", str(target)]) == 0
     figure = tmp_path / "docs" / "leaderboard-curves.png"
     assert str(figure) in capsys.readouterr().out
     with open(figure, "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
-    assert "![Learning curves of the runs above](leaderboard-curves.png)" in target.read_text(encoding="utf-8")
-    # printed only, no figure and no link to one
-    assert main(["benchmark", "--leaderboard", done["out"]]) == 0
-    assert "![" not in capsys.readouterr().out
+    page = target.read_text(encoding="utf-8")
+    assert "![Learning curves of the runs above](<leaderboard-curves.png>)" in page
+    assert ("| 1 | `heuristic` * |" in page) == with_agents
+    # printed only: no figure and no link to one
+    os.remove(figure)
+    assert main(["benchmark", "--leaderboard", *runs]) == 0
+    assert "![" not in capsys.readouterr().out and not figure.exists()

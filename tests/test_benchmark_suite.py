@@ -254,5 +254,12 @@ def test_leaderboard_refuses_mixed_suites_and_files_that_are_not_results(tmp_pat
     (tmp_path / "other.json").write_text('{"games": 3}', encoding="utf-8")
     assert main(["benchmark", "--leaderboard", str(tmp_path / "other.json")]) == 2
     assert "not a benchmark results file" in capsys.readouterr().err
+    unfinished = tmp_path / "budget-unfinished"
+    unfinished.mkdir()
+    assert main(["benchmark", "--leaderboard", first, str(unfinished)]) == 2
+    assert "no results.json" in capsys.readouterr().err
+    (unfinished / "protocol.json").write_text("{}", encoding="utf-8")
+    assert main(["benchmark", "--leaderboard", first, str(unfinished)]) == 2
+    assert "sample-budget run not finished yet" in capsys.readouterr().err
     assert main(["benchmark", "--agent", "random", "--write", str(tmp_path / "x.md")]) == 2
     assert "--write goes with --leaderboard" in capsys.readouterr().err

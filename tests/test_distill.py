@@ -1,6 +1,7 @@
 """Search distillation (``teacher:`` in a native config): labels, determinism, resume, the fit, config errors."""
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -96,12 +97,18 @@ def test_raising_teacher_games_keeps_the_labelled_chunks_and_labels_only_the_new
     for key, value in data.items():
         assert np.array_equal(value, games_below(grown, 2 * chunk)[key]), key
     assert set(np.unique(grown["game"][grown["game"] >= 2 * chunk])) <= set(range(2 * chunk, 2 * chunk + 5))
+    # as a folder labelled before labellings could grow: the partial chunk under the full name, the total recorded
+    os.replace(folder / "chunk_00002_5games.npz", folder / "chunk_00002.npz")
+    record = json.loads((folder / distill.IDENTITY).read_text(encoding="utf-8"))
+    (folder / distill.IDENTITY).write_text(json.dumps({**record, "teacher_games": 2 * chunk + 5}), encoding="utf-8")
     # a whole third chunk labels the partial one's games again, the same way: game i does not depend on the total
     full = distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=3 * chunk), str(folder), workers=1,
                          progress=False)
     for key, value in grown.items():
         assert np.array_equal(value, games_below(full, 2 * chunk + 5)[key]), key
     assert len(np.unique(full["game"])) > len(np.unique(grown["game"]))
+    assert sorted(os.listdir(folder)) == ["chunk_00000.npz", "chunk_00001.npz", "chunk_00002.npz", distill.IDENTITY]
+    assert "teacher_games" not in json.loads((folder / distill.IDENTITY).read_text(encoding="utf-8"))
 
 
 def test_the_fit_learns_the_teachers_choices(labelled, tmp_path):

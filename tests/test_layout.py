@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import os
+import pathlib
 
 import pytest
 
@@ -23,10 +24,18 @@ def _modules() -> dict[str, str]:
     return found
 
 
+def _run_at_import(node: ast.AST):
+    """The statements that run when the module is imported: all but function bodies (``if``/``try`` blocks too)."""
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield child
+            yield from _run_at_import(child)
+
+
 def _imports(module: str, path: str, modules: dict[str, str], top_level_only: bool) -> set[str]:
     """The project modules ``module`` imports (at its top level only, or anywhere in it)."""
-    tree = ast.parse(open(path, encoding="utf-8").read())
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    tree = ast.parse(pathlib.Path(path).read_text(encoding="utf-8"))
+    nodes = list(_run_at_import(tree)) if top_level_only else list(ast.walk(tree))
     package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
     targets = set()
     for node in nodes:

@@ -17,7 +17,7 @@ supervised data, the first step of expert iteration:
    settings the labels depend on; chunks labelled under other settings are refused, never reused.
    Game *i* does not depend on ``teacher_games``, so raising it keeps every chunk already labelled
    and labels only the new games (a last, partial chunk is named by its game count, so it is
-   labelled again in full).
+   labelled again in full, and its partial file removed).
 2. **fit**: the actor by cross-entropy to the visit distributions (illegal actions masked as in
    PPO), the critic by squared error to the results, ``teacher_epochs`` passes with Adam, 5% of the
    games held out (``teacher.csv``: the held-out losses, and how often the network's top action is
@@ -124,6 +124,11 @@ def labelling_identity(cfg: TrainConfig) -> dict:
             "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
 
 
+def _chunk_path(folder: str, k: int, games: int) -> str:
+    """Chunk ``k``'s file; a partial chunk (fewer games) is named by its game count, so a larger total relabels it."""
+    return os.path.join(folder, f"chunk_{k:05d}.npz" if games == CHUNK_GAMES else f"chunk_{k:05d}_{games}games.npz")
+
+
 def _check_folder(cfg: TrainConfig, folder: str) -> None:
     """Refuse chunks labelled under other settings; record the settings of a new labelling."""
     identity = json.loads(json.dumps(labelling_identity(cfg)))  # as it reads back from the file
@@ -136,6 +141,11 @@ def _check_folder(cfg: TrainConfig, folder: str) -> None:
             k = changed[0]
             raise ValueError(f"{folder} holds labels of another labelling: {k} changed ({saved.get(k)!r} -> "
                              f"{identity[k]!r}) since it was labelled; remove the folder to label again")
+        if "teacher_games" in saved:  # recorded before labellings could grow: its partial chunk had the full name
+            k, partial = divmod(saved["teacher_games"], CHUNK_GAMES)
+            if partial and os.path.exists(_chunk_path(folder, k, CHUNK_GAMES)):
+                os.replace(_chunk_path(folder, k, CHUNK_GAMES), _chunk_path(folder, k, partial))
+            atomic.write_json(record, identity)
     elif glob.glob(os.path.join(folder, "chunk_*.npz")):
         raise ValueError(f"{folder} holds chunks without {IDENTITY}, so what they were labelled under is unknown; "
                          "remove the folder to label again")
@@ -149,13 +159,15 @@ def label(cfg: TrainConfig, folder: str, workers: int, progress: bool = True, st
     _check_folder(cfg, folder)
     chunks = -(-cfg.teacher_games // CHUNK_GAMES)
 
-    def path(k: int) -> str:  # a partial last chunk is named by its game count: a larger total relabels it
-        games = min(CHUNK_GAMES, cfg.teacher_games - k * CHUNK_GAMES)
-        return os.path.join(folder, f"chunk_{k:05d}.npz" if games == CHUNK_GAMES else f"chunk_{k:05d}_{games}games.npz")
+    def games(k: int) -> int:
+        return min(CHUNK_GAMES, cfg.teacher_games - k * CHUNK_GAMES)
+
+    def path(k: int) -> str:
+        return _chunk_path(folder, k, games(k))
 
     todo = [k for k in range(chunks) if not os.path.exists(path(k))]
     bar = Progress("teacher", cfg.teacher_games, "games", "games/s",
-                   initial=(chunks - len(todo)) * CHUNK_GAMES, enabled=progress, stream=stream)
+                   initial=cfg.teacher_games - sum(games(k) for k in todo), enabled=progress, stream=stream)
     try:
         if todo:
             jobs = [(cfg.to_dict(), k) for k in todo]
@@ -169,7 +181,10 @@ def label(cfg: TrainConfig, folder: str, workers: int, progress: bool = True, st
                 for k, data in results:
                     with atomic.atomic_open(path(k), "wb", encoding=None) as fh:
                         np.savez_compressed(fh, **data)
-                    bar.update(CHUNK_GAMES)
+                    if games(k) == CHUNK_GAMES:  # a partial labelling of this chunk is superseded
+                        for stale in glob.glob(os.path.join(folder, f"chunk_{k:05d}_*games.npz")):
+                            os.remove(stale)
+                    bar.update(games(k))
             finally:
                 if pool is not None:
                     pool.terminate()

@@ -33,6 +33,7 @@ import contextlib
 import json
 import math
 import os
+import posixpath
 import re
 import shutil
 from dataclasses import dataclass, replace
@@ -366,7 +367,7 @@ def run_protocol(plan: Plan, workers: int = 2, progress: bool = True,
         return None
     # read back; each run directory relative to --out, so the summary names no folder of this machine
     records = [{**train_seed(plan, seed, progress, progress_interval),
-                "run_dir": os.path.relpath(plan.run_dir(seed), plan.out_dir)} for seed in range(plan.seeds)]
+                "run_dir": posixpath.join("runs", os.path.basename(plan.run_dir(seed)))} for seed in range(plan.seeds)]
     scores = [score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
               for seed, record in enumerate(records) for target in plan.targets()]
     results = budget_report.build(plan.identity(), plan.config_file, plan.config.algo, list(range(plan.seeds)),

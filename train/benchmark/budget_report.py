@@ -204,5 +204,5 @@ def leaderboard_section(runs: list[dict], curves_image: str | None = None) -> li
     if any(not run["official"] for run in runs):
         lines += ["", "\\* not official (fewer than 3 seeds or reduced game counts)."]
     if curves_image:
-        lines += ["", f"![Learning curves of the runs above]({curves_image})"]
+        lines += ["", f"![Learning curves of the runs above](<{curves_image}>)"]
     return lines

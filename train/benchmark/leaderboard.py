@@ -21,6 +21,11 @@ from .runner import RESULTS_FORMAT
 def read_results(path: str) -> dict:
     """The results of one run: ``path`` is a results directory or its ``results.json``."""
     file = os.path.join(path, "results.json") if os.path.isdir(path) else path
+    if os.path.isdir(path) and not os.path.exists(file):
+        if os.path.exists(os.path.join(path, "protocol.json")):
+            raise UsageError(f"{path}: a sample-budget run not finished yet (protocol.json, no results.json); "
+                             "finish it with the same uno-env benchmark --train command, or leave it out")
+        raise UsageError(f"{path}: no results.json (give the --out folder of uno-env benchmark --agent or --train)")
     with open(file, encoding="utf-8") as fh:
         try:
             results = json.load(fh)

@@ -7,7 +7,7 @@ Four modes, one command (docs/benchmark.md):
   not comparable with official numbers.
 - ``--leaderboard DIR...``: one Markdown table from several runs' results (``leaderboard.py``),
   printed and, with ``--write FILE``, written (with the sample-budget runs' learning curves in one
-  figure beside it, ``FILE``'s name + ``-curves.png``).
+  figure beside it, ``FILE`` without its suffix + ``-curves.png``).
 - ``--make-references``: play ``random`` and ``heuristic`` on the suite and rewrite its reference
   win rates (``suite.py``: ``references/<suite>.json``), which fix every task's normalised score.
 - ``--train CONFIG --budget N --seeds K``: the sample-budget protocol for learning algorithms
@@ -153,11 +153,9 @@ def _leaderboard(args) -> int:
     print(table, end="")
     if args.write:
         os.makedirs(os.path.dirname(args.write) or ".", exist_ok=True)
+        written = [budget_report.plot_curves(budget_runs, curves)] if curves else []  # first: the page links it
         atomic.write_text(args.write, table)
-        written = [args.write]
-        if curves:
-            written.append(budget_report.plot_curves(budget_runs, curves))
-        print(f"wrote {', '.join(written)}")
+        print(f"wrote {', '.join([args.write, *written])}")
     return 0
 
 

@@ -1,8 +1,9 @@
 """The variants: importing this package registers every preset in ``registry.VARIANTS``.
 
-Each variant module registers a ``VariantDef`` under its preset name. A variant contributes its deck manifest, its option schema, its effect handlers and its
-starter rule; the turn machine (``uno_env.turn``) is shared. New variants (Flex, Flip,
-Attack) register here and every environment picks them up through ``VARIANTS``.
+Each variant module registers a ``VariantDef`` under its preset name (``registry.register``). A
+variant contributes its deck manifest, its option schema, its effect handlers and its starter
+rule; the turn machine (``uno_env.turn``) is shared. A new variant module is imported below, and
+every environment picks it up through ``VARIANTS``.
 """
 from __future__ import annotations
 
