@@ -66,6 +66,14 @@ def _copy_of(done, out: str) -> budget.Plan:
     return budget.make_plan(done["config"], ["2048"], 2, UNO_SUITE_V1, out)
 
 
+def _agent_smoke_results(out: str) -> str:
+    """A smoke run of ``heuristic`` on classic-2p (5 wins in 10 games) written to ``out``; ``out``."""
+    rows = [{"games": 10, "wins": 5, "win_rate": 0.5, "win_rate_ci95": [0.2, 0.8], "mean_points": 1.0,
+             "truncated_games": 0}]
+    write_results(build_results(UNO_SUITE_V1.only(["classic-2p"]).with_games_per_task(10), "heuristic", rows), out)
+    return out
+
+
 def _points(out: str) -> dict:
     """The per-point results of a finished protocol run."""
     with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
@@ -272,10 +280,7 @@ def test_t_interval_over_seeds():
 
 
 def test_the_leaderboard_adds_a_section_for_budget_runs(done, tmp_path, capsys):
-    smoke = UNO_SUITE_V1.only(["classic-2p"]).with_games_per_task(10)
-    rows = [{"games": 10, "wins": 5, "win_rate": 0.5, "win_rate_ci95": [0.2, 0.8], "mean_points": 1.0,
-             "truncated_games": 0}]
-    write_results(build_results(smoke, "heuristic", rows), str(tmp_path / "agent"))
+    _agent_smoke_results(str(tmp_path / "agent"))
     assert main(["benchmark", "--leaderboard", str(tmp_path / "agent"), done["out"]]) == 0
     table = capsys.readouterr().out
     assert "| 1 | `heuristic` * |" in table and "## Learning algorithms: sample-budget protocol" in table
@@ -306,12 +311,8 @@ def test_the_sb3_path_saves_its_points_at_whole_rollouts(tmp_path):
 @pytest.mark.parametrize("with_agents", [False, True])
 def test_the_written_leaderboard_shows_the_budget_runs_learning_curves_in_one_figure(done, tmp_path, capsys,
                                                                                       with_agents):
-    agent = tmp_path / "agent"
-    rows = [{"games": 10, "wins": 5, "win_rate": 0.5, "win_rate_ci95": [0.2, 0.8], "mean_points": 1.0,
-             "truncated_games": 0}]
-    write_results(build_results(UNO_SUITE_V1.only(["classic-2p"]).with_games_per_task(10), "heuristic", rows),
-                  str(agent))
-    runs = [str(agent), done["out"]] if with_agents else [done["out"]]
+    agent = _agent_smoke_results(str(tmp_path / "agent"))
+    runs = [agent, done["out"]] if with_agents else [done["out"]]
     target = tmp_path / "docs" / "leaderboard.md"
     assert main(["benchmark", "--leaderboard", *runs, "--write", str(target)]) == 0
     figure = tmp_path / "docs" / "leaderboard-curves.png"
