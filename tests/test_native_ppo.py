@@ -157,3 +157,40 @@ def test_collector_flags_games_cut_at_max_steps_and_trajectories_pay_their_rewar
         trajectories.add((0, 0, 0, step % 2), np.zeros(1), np.ones(1), 0, 0.0, 0.0)
     trajectories.finish((0, 3, 0, 0), (0, 0, 0), [cfg.truncation_reward] * 2)
     assert [round(t[5], 6) for t in trajectories.take()] == [-1.0, -1.0, -1.0]  # every seat's steps learn -1
+
+
+def test_init_from_starts_a_new_run_from_another_runs_network(trained, tmp_path):
+    summary, _ = trained
+    game = Game("classic", num_players=2)
+    source = load_agent(summary["run_dir"] + "/policy", game).policy.weights
+    # a step size too small to move the weights: the fine-tuned run's export is the source network
+    tuned = native_ppo.train(_cfg(tmp_path, init_from=summary["run_dir"], learning_rate=1e-12,
+                                  total_timesteps=500, eval_games=2, seed=5), progress=False)
+    assert 500 <= tuned["timesteps"] < summary["timesteps"]  # the step count starts afresh
+    weights = load_agent(tuned["run_dir"] + "/policy", game).policy.weights
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(weights, source))
+    fresh = native_ppo.train(_cfg(tmp_path, run_name="fresh", learning_rate=1e-12, total_timesteps=500,
+                                  eval_games=2, seed=5), progress=False)
+    assert not np.allclose(load_agent(fresh["run_dir"] + "/policy", game).policy.weights[0], source[0])
+    # the checkpoint file itself and the checkpoints/ folder name the same network
+    for where in ("checkpoints", f"checkpoints/{native_ppo.CHECKPOINT}"):
+        again = native_ppo.train(_cfg(tmp_path, run_name=where.replace("/", "-"), init_from=f"{summary['run_dir']}/{where}",
+                                      learning_rate=1e-12, total_timesteps=500, eval_games=2), progress=False)
+        assert np.allclose(load_agent(again["run_dir"] + "/policy", game).policy.weights[0], source[0], atol=1e-6)
+
+
+def test_bad_init_from_is_a_clear_error_that_creates_nothing(trained, tmp_path):
+    summary, _ = trained
+    with pytest.raises(ConfigError, match="no native PPO checkpoint there"):
+        native_ppo.train(_cfg(tmp_path, init_from=str(tmp_path / "nowhere")), progress=False)
+    assert not (tmp_path / "runs").exists()
+    with pytest.raises(ConfigError, match="does not fit this config's network"):
+        native_ppo.train(_cfg(tmp_path, init_from=summary["run_dir"], net_arch=[8]), progress=False)
+    junk = tmp_path / "junk.pt"
+    junk.write_text("not a checkpoint")
+    with pytest.raises(ConfigError, match="is not a native PPO checkpoint"):
+        native_ppo.train(_cfg(tmp_path, run_name="junk", init_from=str(junk)), progress=False)
+    with pytest.raises(ConfigError, match="'init_from' needs algo: ppo"):
+        TrainConfig.from_dict({"algo": "sb3", "init_from": summary["run_dir"]})
+    with pytest.raises(ConfigError, match="set one of them"):
+        _cfg(tmp_path, init_from=summary["run_dir"], teacher="ismcts")

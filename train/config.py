@@ -83,6 +83,10 @@ class TrainConfig:
     """(ppo) Adam step size of the supervised fit."""
     teacher_workers: int = 0
     """(ppo) Worker processes labelling games (0: one per core); the labels do not depend on it."""
+    init_from: str = ""
+    """(ppo) A native PPO run directory (or its ``checkpoints/native.pt``) whose network, actor and
+    critic, this run starts from, to fine-tune it under other settings: the optimiser and the step count
+    start afresh. Empty: a random initialisation (or the ``teacher``'s fit)."""
     snapshot_every: int = 40_000
     """Timesteps between frozen snapshots added to the pool."""
     max_snapshots: int = 5
@@ -196,6 +200,13 @@ class TrainConfig:
                 raise ConfigError(f"training config 'teacher' = {self.teacher!r} is not a search agent spec; "
                                   "allowed: ismcts or ismcts:key=value,...")
             _check_search_options(self.teacher, "teacher")
+        if self.init_from:
+            if self.algo != "ppo":
+                raise ConfigError("training config 'init_from' needs algo: ppo (it starts from a native PPO run's "
+                                  "network; the SB3 path resumes its own runs with --resume)")
+            if self.teacher:
+                raise ConfigError("training config 'init_from' and 'teacher' both choose the starting network; "
+                                  "set one of them")
         if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
             raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
         if not 0 < self.teacher_learning_rate <= 1:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import os
+import pickle
 import time
 from multiprocessing.connection import wait as mp_wait
 
@@ -158,6 +159,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     if resume is None and os.path.exists(ckpt_path):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume {run_dir}, or train "
                           "into another run_name or --out-dir, or start it over with --fresh")
+    start_from = init_checkpoint(cfg.init_from) if cfg.init_from and resume is None else None
     for sub in ("checkpoints", "snapshots"):
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
@@ -180,18 +182,18 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     steps = 0
     snapshots: list = []
     if resume is not None:
+        state = _load_checkpoint(net, ckpt_path, f"--resume {resume}", cfg, obs_size, game.num_actions)
         try:
-            state = torch.load(ckpt_path, map_location="cpu", weights_only=True)  # tensors and numbers only
-            net.load_state_dict(state["net"])
             optimiser.load_state_dict(state["optimiser"])
             steps = int(state["steps"])
-        except (RuntimeError, KeyError, ValueError, EOFError, OSError) as exc:
-            raise ConfigError(f"--resume {resume}: {ckpt_path} does not fit this config's network "
-                              f"(net_arch {cfg.net_arch}, {obs_size} observation floats, "
-                              f"{game.num_actions} actions) or is damaged: {str(exc).splitlines()[0]}") from None
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ConfigError(f"--resume {resume}: {ckpt_path} is damaged: {exc}") from None
         rng = np.random.default_rng([cfg.seed, steps])
         # the pool as it was at that step
         snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
+    elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
+        _load_checkpoint(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size,
+                         game.num_actions)
     # one sampling generator per collector: the actions do not depend on which worker answers first
     samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, steps]).generate_state(1)[0]))
                 for j in range(len(shares))]
@@ -395,6 +397,30 @@ def _tensorboard(path: str):
     except ImportError:
         return None
     return SummaryWriter(path)
+
+
+def init_checkpoint(init_from: str) -> str:
+    """The native PPO checkpoint that ``init_from`` (a run directory, its checkpoints/ or the file) names."""
+    for path in (os.path.join(init_from, "checkpoints", CHECKPOINT), os.path.join(init_from, CHECKPOINT), init_from):
+        if os.path.isfile(path):
+            return path
+    raise ConfigError(f"init_from {init_from!r}: no native PPO checkpoint there (give a native PPO run "
+                      f"directory, its checkpoints/ directory or its {CHECKPOINT}; exported policy files hold "
+                      "no critic and cannot start a run)")
+
+
+def _load_checkpoint(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions: int) -> dict:
+    """Load a native checkpoint's network into ``net`` (tensors and numbers only, nothing unpickled)."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        net.load_state_dict(state["net"])
+    except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
+        raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "
+                          f"{obs_size} observation floats, {num_actions} actions) or is not a native PPO "
+                          f"checkpoint: {str(exc).splitlines()[0]}") from None
+    return state
 
 
 def _save(net, optimiser, steps: int, path: str) -> None:
