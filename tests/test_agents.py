@@ -313,15 +313,19 @@ def test_shipped_native_agents_play_two_and_four_players(variant, other_variant)
 
 
 def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
-    for variant in ("classic", "flip", "attack"):
+    for variant in ("xiangqi", "attack"):  # no four-player specialist of these is shipped
         game = Game(variant, num_players=4)
         bot = agents.load("pretrained", game, seed=1)
         assert bot.policy.metadata["config"]["run_name"] == variant
+    # a four-player specialist plays four-player tables, and only those
+    assert agents.load("pretrained", Game("classic", 4)).policy.metadata["config"]["run_name"] == "classic-4p"
+    assert agents.pretrained_for(Game("classic", 3)) == "classic"
+    with pytest.raises(PolicyFileError, match="4 players"):
+        agents.load("pretrained:classic-4p", Game("classic", num_players=2))
     # at two players, a native specialist of that size is preferred; an earlier SB3 one is not
     assert agents.load("pretrained", Game("classic", 2)).policy.metadata["config"]["run_name"] == "classic-2p"
     assert agents.pretrained_for(Game("alphabet", 2)) == "alphabet-2p"
     assert agents.pretrained_for(Game("attack", 2)) == "attack"  # attack-2p is an SB3 agent
-    assert agents.pretrained_for(Game("classic", 4)) == "classic"  # no 4-player specialist is shipped
     with pytest.raises(ValueError, match="pass game="):
         agents.load("pretrained")
     with pytest.raises(agents.AgentSpecError, match="did you mean .pretrained."):
