@@ -174,8 +174,9 @@ def test_init_from_starts_a_new_run_from_another_runs_network(trained, tmp_path)
     assert not np.allclose(load_agent(fresh["run_dir"] + "/policy", game).policy.weights[0], source[0])
     # the checkpoint file itself and the checkpoints/ folder name the same network
     for where in ("checkpoints", f"checkpoints/{native_ppo.CHECKPOINT}"):
-        again = native_ppo.train(_cfg(tmp_path, run_name=where.replace("/", "-"), init_from=f"{summary['run_dir']}/{where}",
-                                      learning_rate=1e-12, total_timesteps=500, eval_games=2), progress=False)
+        again = native_ppo.train(_cfg(tmp_path, run_name=where.replace("/", "-"),
+                                      init_from=f"{summary['run_dir']}/{where}", learning_rate=1e-12,
+                                      total_timesteps=500, eval_games=2), progress=False)
         assert np.allclose(load_agent(again["run_dir"] + "/policy", game).policy.weights[0], source[0], atol=1e-6)
 
 

@@ -192,8 +192,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         # the pool as it was at that step
         snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
     elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
-        _load_checkpoint(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size,
-                         game.num_actions)
+        _load_checkpoint(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size, game.num_actions)
     # one sampling generator per collector: the actions do not depend on which worker answers first
     samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, steps]).generate_state(1)[0]))
                 for j in range(len(shares))]
