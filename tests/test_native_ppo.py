@@ -182,7 +182,7 @@ def test_init_from_starts_a_new_run_from_another_runs_network(trained, tmp_path)
 
 def test_bad_init_from_is_a_clear_error_that_creates_nothing(trained, tmp_path):
     summary, _ = trained
-    with pytest.raises(ConfigError, match="no native PPO checkpoint there"):
+    with pytest.raises(ConfigError, match="nothing to start from there; allowed: a native PPO run directory"):
         native_ppo.train(_cfg(tmp_path, init_from=str(tmp_path / "nowhere")), progress=False)
     assert not (tmp_path / "runs").exists()
     with pytest.raises(ConfigError, match="does not fit this config's network"):
@@ -195,3 +195,50 @@ def test_bad_init_from_is_a_clear_error_that_creates_nothing(trained, tmp_path):
         TrainConfig.from_dict({"algo": "sb3", "init_from": summary["run_dir"]})
     with pytest.raises(ConfigError, match="set one of them"):
         _cfg(tmp_path, init_from=summary["run_dir"], teacher="ismcts")
+    # exported policy files: a shipped name that does not exist, another network, another variant
+    with pytest.raises(ConfigError, match="no pretrained policy 'klassic'; shipped: .*classic"):
+        native_ppo.train(_cfg(tmp_path, init_from="pretrained:klassic"), progress=False)
+    with pytest.raises(ConfigError, match=r"hidden layers \[128, 128\]; this config's network is tanh with net_arch"):
+        native_ppo.train(_cfg(tmp_path, run_name="arch", init_from="pretrained:classic"), progress=False)
+    with pytest.raises(ConfigError, match="policy does not fit this game: variant 'flip'"):
+        native_ppo.train(_cfg(tmp_path, run_name="variant", init_from="pretrained:flip", net_arch=[128, 128]),
+                         progress=False)
+    with pytest.raises(ConfigError, match="'critic_warmup_steps' = -1 must be >= 0"):
+        _cfg(tmp_path, critic_warmup_steps=-1)
+
+
+def test_init_from_a_policy_file_loads_its_actor_and_the_warmup_holds_it(trained, tmp_path):
+    summary, _ = trained
+    game = Game("classic", num_players=2)
+    source = load_agent(summary["run_dir"] + "/policy", game).policy.weights
+    # every way of naming the file; a real step size, but the whole run is critic warm-up: the actor is held
+    for k, name in enumerate(("policy", "policy.npz", "policy.json")):
+        held = native_ppo.train(_cfg(tmp_path, run_name=f"held{k}", init_from=f"{summary['run_dir']}/{name}",
+                                     critic_warmup_steps=10_000, total_timesteps=1_000, eval_games=2),
+                                progress=False)
+        weights = load_agent(held["run_dir"] + "/policy", game).policy.weights
+        assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(weights, source))
+    # without the warm-up the same run moves the actor
+    moved = native_ppo.train(_cfg(tmp_path, run_name="moved", init_from=f"{summary['run_dir']}/policy",
+                                  total_timesteps=1_000, eval_games=2), progress=False)
+    assert not np.allclose(load_agent(moved["run_dir"] + "/policy", game).policy.weights[0], source[0], atol=1e-6)
+    # a shipped policy, fine-tuned at another table size than it was trained for
+    shipped = load_agent("pretrained:classic", Game("classic", num_players=2)).policy.weights
+    tuned = native_ppo.train(_cfg(tmp_path, run_name="shipped", init_from="pretrained:classic", num_players=3,
+                                  net_arch=[128, 128], critic_warmup_steps=10_000, total_timesteps=500,
+                                  eval_games=2), progress=False)
+    weights = load_agent(tuned["run_dir"] + "/policy", Game("classic", num_players=3)).policy.weights
+    assert all(np.allclose(a, b, atol=1e-6) for a, b in zip(weights, shipped))
+
+
+def test_init_from_an_older_observation_layout_keeps_its_behaviour(tmp_path):
+    # pretrained:attack-2p reads observation layout 1, a prefix of today's; the fine-tune reads today's
+    game = Game("attack", num_players=2)
+    old = load_agent("pretrained:attack-2p", game)
+    assert old.policy.metadata["observation_layout_version"] == 1
+    run = native_ppo.train(_cfg(tmp_path, variant="attack", init_from="pretrained:attack-2p", net_arch=[256, 256],
+                                critic_warmup_steps=10_000, total_timesteps=300, eval_games=2), progress=False)
+    new = load_agent(run["run_dir"] + "/policy", game)
+    assert new.policy.metadata["observation_layout_version"] > 1
+    observations = np.random.default_rng(0).random((16, new.policy.weights[0].shape[0]), dtype=np.float32)
+    assert np.allclose(new.logits(observations), old.logits(observations), atol=1e-4)

@@ -84,9 +84,14 @@ class TrainConfig:
     teacher_workers: int = 0
     """(ppo) Worker processes labelling games (0: one per core); the labels do not depend on it."""
     init_from: str = ""
-    """(ppo) A native PPO run directory (or its ``checkpoints/native.pt``) whose network, actor and
-    critic, this run starts from, to fine-tune it under other settings: the optimiser and the step count
-    start afresh. Empty: a random initialisation (or the ``teacher``'s fit)."""
+    """(ppo) What this run starts from, to fine-tune it under other settings (the optimiser and the
+    step count start afresh): a native PPO run directory (or its ``checkpoints/native.pt``), whose
+    actor and critic are loaded; or an exported policy file (``<name>.npz``/``.json`` or
+    ``pretrained:<name>``), whose weights become the actor while the critic starts untrained (see
+    ``critic_warmup_steps``). Empty: a random initialisation (or the ``teacher``'s fit)."""
+    critic_warmup_steps: int = 0
+    """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
+    so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
     snapshot_every: int = 40_000
     """Timesteps between frozen snapshots added to the pool."""
     max_snapshots: int = 5
@@ -207,6 +212,10 @@ class TrainConfig:
             if self.teacher:
                 raise ConfigError("training config 'init_from' and 'teacher' both choose the starting network; "
                                   "set one of them")
+        if self.critic_warmup_steps < 0:
+            raise ConfigError(f"training config 'critic_warmup_steps' = {self.critic_warmup_steps} must be >= 0")
+        if self.critic_warmup_steps and self.algo != "ppo":
+            raise ConfigError("training config 'critic_warmup_steps' needs algo: ppo")
         if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
             raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
         if not 0 < self.teacher_learning_rate <= 1:

@@ -33,9 +33,10 @@ from multiprocessing.connection import wait as mp_wait
 import numpy as np
 import yaml
 
-from agents.policy_file import PolicyAgent, PolicyFile
+from agents import PRETRAINED_DIR, pretrained_names
+from agents.policy_file import PolicyAgent, PolicyFile, PolicyFileError
 from uno_env import Game
-from uno_env.observation import ObservationEncoder
+from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
 from . import atomic, checkpoints, distill
 from .collector import CollectorProcess, LocalCollector, split_games
@@ -159,7 +160,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     if resume is None and os.path.exists(ckpt_path):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume {run_dir}, or train "
                           "into another run_name or --out-dir, or start it over with --fresh")
-    start_from = init_checkpoint(cfg.init_from) if cfg.init_from and resume is None else None
+    start_from = init_source(cfg.init_from) if cfg.init_from and resume is None else None
     for sub in ("checkpoints", "snapshots"):
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
@@ -191,6 +192,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         rng = np.random.default_rng([cfg.seed, steps])
         # the pool as it was at that step
         snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
+    elif isinstance(start_from, PolicyFile):  # fine-tuning an exported policy: its actor, an untrained critic
+        _load_actor(net, start_from, f"init_from {cfg.init_from}", cfg, game)
     elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
         _load_checkpoint(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size, game.num_actions)
     # one sampling generator per collector: the actions do not depend on which worker answers first
@@ -299,7 +302,9 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 batch = trajectories.take()
                 if not batch:
                     continue
-                pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng)
+                # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
+                pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng,
+                                                   train_actor=steps >= cfg.critic_warmup_steps)
                 steps += len(batch)
                 if on_update is not None:
                     on_update(steps, export)
@@ -357,7 +362,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
             "evaluation": evaluation, "interrupted": interrupted, "checkpoint": ckpt_path}
 
 
-def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random.Generator):
+def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random.Generator,
+            train_actor: bool = True):
     """PPO epochs over one batch of finished decisions; returns the last minibatch's losses and entropy."""
     import torch
 
@@ -381,7 +387,8 @@ def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
             v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
             entropy = -(logp_all.exp() * logp_all.clamp(min=-1e8)).sum(-1).mean()
-            loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy
+            # actor and critic share no weights: the value loss alone leaves the actor's gradients empty
+            loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy if train_actor else 0.5 * v_loss
             optimiser.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
@@ -398,14 +405,60 @@ def _tensorboard(path: str):
     return SummaryWriter(path)
 
 
-def init_checkpoint(init_from: str) -> str:
-    """The native PPO checkpoint that ``init_from`` (a run directory, its checkpoints/ or the file) names."""
-    for path in (os.path.join(init_from, "checkpoints", CHECKPOINT), os.path.join(init_from, CHECKPOINT), init_from):
-        if os.path.isfile(path):
-            return path
-    raise ConfigError(f"init_from {init_from!r}: no native PPO checkpoint there (give a native PPO run "
-                      f"directory, its checkpoints/ directory or its {CHECKPOINT}; exported policy files hold "
-                      "no critic and cannot start a run)")
+def init_source(init_from: str) -> str | PolicyFile:
+    """What ``init_from`` names: a native PPO checkpoint's path, or an exported policy file (read, not yet fitted)."""
+    policy_base = None
+    if init_from.startswith("pretrained:"):
+        name = init_from.split(":", 1)[1]
+        shipped = pretrained_names()
+        if name not in shipped:
+            raise ConfigError(f"init_from {init_from!r}: no pretrained policy {name!r}; shipped: "
+                              f"{', '.join(shipped) or 'none'}")
+        policy_base = os.path.join(PRETRAINED_DIR, name)
+    elif not init_from.endswith((".npz", ".json")):
+        for path in (os.path.join(init_from, "checkpoints", CHECKPOINT), os.path.join(init_from, CHECKPOINT),
+                     init_from):
+            if os.path.isfile(path):
+                return path
+    if policy_base is None:
+        base = init_from[:-4] if init_from.endswith(".npz") else init_from[:-5] if init_from.endswith(".json") \
+            else init_from
+        if os.path.isfile(base + ".npz") and os.path.isfile(base + ".json"):
+            policy_base = base
+    if policy_base is None:
+        raise ConfigError(f"init_from {init_from!r}: nothing to start from there; allowed: a native PPO run "
+                          f"directory, its checkpoints/ directory or its {CHECKPOINT} (actor and critic), or an "
+                          "exported policy file <name>.npz + <name>.json or pretrained:<name> (its actor only)")
+    try:
+        return PolicyFile.read(policy_base)
+    except PolicyFileError as exc:
+        raise ConfigError(f"init_from {init_from!r}: {exc}") from None
+
+
+def _load_actor(net, policy: PolicyFile, what: str, cfg: TrainConfig, game: Game) -> None:
+    """Copy an exported policy's weights into the actor (the critic keeps its fresh initialisation)."""
+    import torch
+
+    try:
+        policy.check_game(game, strict_rules=False)  # variant, layouts and sizes; any table size or rule options
+    except PolicyFileError as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+    meta = policy.metadata
+    hidden = list(meta.get("layers") or [])[1:-1]
+    if meta.get("activation") != "tanh" or hidden != list(cfg.net_arch):
+        raise ConfigError(f"{what}: the policy is a {meta.get('activation')} network with hidden layers {hidden}; "
+                          f"this config's network is tanh with net_arch {list(cfg.net_arch)} (set net_arch to "
+                          "the policy's layers)")
+    weights = [np.asarray(w, dtype=np.float32) for w in policy.weights]
+    size = ObservationEncoder(game).size
+    if meta.get("observation_layout_version") != OBSERVATION_LAYOUT_VERSION:
+        # an older layout is a prefix of today's: zero weights on the newer features keep its behaviour
+        weights[0] = np.vstack([weights[0], np.zeros((size - weights[0].shape[0], weights[0].shape[1]), np.float32)])
+    linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for k, layer in enumerate(linears):
+            layer.weight.copy_(torch.from_numpy(weights[2 * k].T))
+            layer.bias.copy_(torch.from_numpy(weights[2 * k + 1]))
 
 
 def _load_checkpoint(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions: int) -> dict:
