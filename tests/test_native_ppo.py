@@ -203,6 +203,10 @@ def test_bad_init_from_is_a_clear_error_that_creates_nothing(trained, tmp_path):
     with pytest.raises(ConfigError, match="policy does not fit this game: variant 'flip'"):
         native_ppo.train(_cfg(tmp_path, run_name="variant", init_from="pretrained:flip", net_arch=[128, 128]),
                          progress=False)
+    exported_only = tmp_path / "sb3-run"
+    load_agent("pretrained:classic", Game("classic", num_players=2)).policy.save(str(exported_only / "policy"))
+    with pytest.raises(ConfigError, match="that run's exported policy is .*sb3-run/policy"):
+        native_ppo.train(_cfg(tmp_path, run_name="sb3", init_from=str(exported_only)), progress=False)
     with pytest.raises(ConfigError, match="'critic_warmup_steps' = -1 must be >= 0"):
         _cfg(tmp_path, critic_warmup_steps=-1)
 

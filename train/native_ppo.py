@@ -426,9 +426,13 @@ def init_source(init_from: str) -> str | PolicyFile:
         if os.path.isfile(base + ".npz") and os.path.isfile(base + ".json"):
             policy_base = base
     if policy_base is None:
-        raise ConfigError(f"init_from {init_from!r}: nothing to start from there; allowed: a native PPO run "
-                          f"directory, its checkpoints/ directory or its {CHECKPOINT} (actor and critic), or an "
-                          "exported policy file <name>.npz + <name>.json or pretrained:<name> (its actor only)")
+        hint = ""
+        if os.path.isfile(os.path.join(init_from, "policy.json")):  # e.g. an SB3 run: no native checkpoint
+            hint = f" (that run's exported policy is {os.path.join(init_from, 'policy')})"
+        raise ConfigError(f"init_from {init_from!r}: nothing to start from there{hint}; allowed: a native PPO "
+                          f"run directory, its checkpoints/ directory or its {CHECKPOINT} (actor and critic), "
+                          "or an exported policy file <name>.npz + <name>.json or pretrained:<name> (its actor "
+                          "only)")
     try:
         return PolicyFile.read(policy_base)
     except PolicyFileError as exc:
