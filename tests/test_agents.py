@@ -176,14 +176,16 @@ def test_wilson_interval():
 # ---------------------------------------------------------------------------- exported policies
 
 @pytest.fixture(scope="module")
-def tiny_model():
+def tiny_model(tmp_path_factory):
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
 
     from uno_env.gym_env import UnoEnv
 
     env = UnoEnv("classic", 2, learner_seat=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, device="cpu",
                         policy_kwargs={"net_arch": {"pi": [32, 16], "vf": [32]}})
+    model.set_logger(configure(str(tmp_path_factory.mktemp("sb3-log")), []))  # SB3's default makes a dir in /tmp
     model.learn(256)
     return model
 
