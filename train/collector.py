@@ -28,6 +28,7 @@ from uno_env import Game
 from uno_env.vector import VectorGames
 
 from .config import TrainConfig
+from .privileged import PrivilegedEncoder
 
 
 @dataclass
@@ -35,7 +36,8 @@ class Request:
     """What the learner must answer: rows of (table, game, seat), their observations and masks, and finished games."""
 
     keys: np.ndarray                      # (R, 3) int64: table, game, seat
-    obs: np.ndarray                       # (R, D) float32 (a copy: it outlives the next step)
+    obs: np.ndarray                       # (R, D) float32 (a copy: it outlives the next step); with
+                                          # privileged_critic, the critic's block follows (train/privileged.py)
     mask: np.ndarray                      # (R, A) int8
     finished: list = field(default_factory=list)  # (table, game, per-seat rewards, truncated) of games that ended
 
@@ -66,6 +68,8 @@ class Collector:
                        for t, (n, games) in enumerate(zip(cfg.player_counts, share)) if games > 0]
         self.table_ids = [t for t, games in enumerate(share) if games > 0]
         self.index = index
+        self.privileged = PrivilegedEncoder(Game(cfg.variant, cfg.num_players, **cfg.rule_options)) \
+            if cfg.privileged_critic else None
         self.snapshots: list[PolicyAgent] = []
         self.rng = np.random.default_rng([cfg.seed, index])
 
@@ -110,7 +114,14 @@ class Collector:
             rows = table.learner_rows = np.flatnonzero(learner)
             table.opponent_rows = np.flatnonzero(~learner)
             keys.append(np.stack([np.full(len(rows), t), rows, table.seat[rows]], axis=1))
-            obs.append(table.obs[rows])     # fancy indexing copies: the rows outlive the next step
+            if self.privileged is None:
+                obs.append(table.obs[rows])     # fancy indexing copies: the rows outlive the next step
+            else:  # the critic's block after the observation; the actor reads the observation alone
+                extra = np.zeros((len(rows), self.privileged.size), dtype=np.float32)
+                states, seats = table.games.states, table.seat
+                for r, i in enumerate(rows.tolist()):
+                    self.privileged.encode_into(states[i], int(seats[i]), extra[r])
+                obs.append(np.concatenate([table.obs[rows], extra], axis=1))
             mask.append(table.mask[rows])
         return Request(np.concatenate(keys), np.concatenate(obs), np.concatenate(mask), finished)
 

@@ -89,6 +89,10 @@ class TrainConfig:
     actor and critic are loaded; or an exported policy file (``<name>.npz``/``.json`` or
     ``pretrained:<name>``), whose weights become the actor while the critic starts untrained (see
     ``critic_warmup_steps``). Empty: a random initialisation (or the ``teacher``'s fit)."""
+    privileged_critic: bool = False
+    """(ppo) The critic also sees every other seat's hand and the next cards of the draw pile
+    (``train/privileged.py``): an asymmetric actor-critic, a less noisy baseline for the policy
+    gradient. The actor, the only part exported and played, still sees the seat's observation alone."""
     critic_warmup_steps: int = 0
     """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
     so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
@@ -212,6 +216,9 @@ class TrainConfig:
             if self.teacher:
                 raise ConfigError("training config 'init_from' and 'teacher' both choose the starting network; "
                                   "set one of them")
+        if self.privileged_critic and (self.algo != "ppo" or self.teacher):
+            raise ConfigError("training config 'privileged_critic' needs algo: ppo and no 'teacher' (the "
+                              "distillation fits the critic to the seat's observation alone)")
         if self.critic_warmup_steps < 0:
             raise ConfigError(f"training config 'critic_warmup_steps' = {self.critic_warmup_steps} must be >= 0")
         if self.critic_warmup_steps and self.algo != "ppo":

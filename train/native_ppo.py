@@ -43,18 +43,23 @@ from .collector import CollectorProcess, LocalCollector, split_games
 from .config import ConfigError, TrainConfig
 from .evaluation import stats
 from .export import policy_file_from_linears
+from .privileged import PrivilegedEncoder
 from .progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 CHECKPOINT = "native.pt"
 
 
-def build_network(obs_size: int, num_actions: int, hidden: list[int]):
-    """Actor and critic MLPs (tanh): the actor is what gets exported."""
+def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0):
+    """Actor and critic MLPs (tanh): the actor is what gets exported.
+
+    With ``privileged_size``, inputs are the observation followed by the critic's privileged block
+    (``train/privileged.py``): the actor reads the first ``obs_size`` floats, the critic all of them.
+    """
     import torch
     from torch import nn
 
-    def mlp(out: int, gain: float) -> nn.Sequential:
-        layers, size = [], obs_size
+    def mlp(out: int, gain: float, size: int = obs_size) -> nn.Sequential:
+        layers = []
         for width in hidden:
             layers += [nn.Linear(size, width), nn.Tanh()]
             size = width
@@ -70,10 +75,11 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int]):
         def __init__(self):
             super().__init__()
             self.actor = mlp(num_actions, 0.01)
-            self.critic = mlp(1, 1.0)
+            self.critic = mlp(1, 1.0, obs_size + privileged_size)
 
         def forward(self, obs, mask):
-            logits = self.actor(obs).masked_fill(mask == 0, -1e9)
+            seen = obs[:, :obs_size] if privileged_size else obs
+            logits = self.actor(seen).masked_fill(mask == 0, -1e9)
             return logits, self.critic(obs).squeeze(-1)
 
     return ActorCritic().to(torch.device("cpu"))
@@ -178,7 +184,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     workers = cfg.ray_collectors if on_ray else cfg.collector_workers
     shares = split_games(cfg, max(workers, 1))  # games per (collector, table size)
     obs_size = ObservationEncoder(game).size
-    net = build_network(obs_size, game.num_actions, list(cfg.net_arch))
+    net = build_network(obs_size, game.num_actions, list(cfg.net_arch),
+                        PrivilegedEncoder(game).size if cfg.privileged_critic else 0)
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     snapshots: list = []
@@ -471,7 +478,13 @@ def _load_checkpoint(net, path: str, what: str, cfg: TrainConfig, obs_size: int,
 
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-        net.load_state_dict(state["net"])
+        weights = dict(state["net"])
+        first, wanted = weights.get("critic.0.weight"), net.state_dict()["critic.0.weight"]
+        if first is not None and first.shape[1] == obs_size < wanted.shape[1] and first.shape[0] == wanted.shape[0]:
+            # a plain critic starting a privileged one: zero weights on the privileged block, so it
+            # starts out estimating exactly as before and learns to use the block
+            weights["critic.0.weight"] = torch.cat([first, first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)], 1)
+        net.load_state_dict(weights)
     except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
         raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "
                           f"{obs_size} observation floats, {num_actions} actions) or is not a native PPO "
