@@ -62,6 +62,15 @@ def pretrained_for(game: Game) -> str:
     return game.rules.variant
 
 
+def pretrained_path(name: str) -> str:
+    """The policy file path (without extension) of the shipped policy ``name``; AgentSpecError if none."""
+    shipped = pretrained_names()
+    if name not in shipped:
+        raise AgentSpecError(f"no pretrained policy {name!r}{did_you_mean(name, shipped)}; "
+                             f"shipped: {', '.join(shipped) or 'none'}")
+    return os.path.join(PRETRAINED_DIR, name)
+
+
 def load(spec: str, game: Game | None = None, seed: int | None = None, strict_rules: bool = True) -> Agent:
     """An agent from a spec string; all but ``random`` need the ``game`` whose observations they read."""
     if not isinstance(spec, str) or not spec:
@@ -78,13 +87,9 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         _need_game(spec, game)
         spec = f"pretrained:{pretrained_for(game)}"
     if spec.startswith("pretrained:"):
-        name = spec.split(":", 1)[1]
-        shipped = pretrained_names()
-        if name not in shipped:
-            raise AgentSpecError(f"no pretrained policy {name!r}{did_you_mean(name, shipped)}; "
-                                 f"shipped: {', '.join(shipped) or 'none'}")
+        path = pretrained_path(spec.split(":", 1)[1])
         _need_game(spec, game)
-        return load_policy(os.path.join(PRETRAINED_DIR, name), game, strict_rules=strict_rules, seed=seed)
+        return load_policy(path, game, strict_rules=strict_rules, seed=seed)
     base = _strip(spec)
     if os.path.exists(base + ".json") or os.path.exists(base + ".npz"):
         _need_game(spec, game)

@@ -196,7 +196,7 @@ def test_bad_init_from_is_a_clear_error_that_creates_nothing(trained, tmp_path):
     with pytest.raises(ConfigError, match="set one of them"):
         _cfg(tmp_path, init_from=summary["run_dir"], teacher="ismcts")
     # exported policy files: a shipped name that does not exist, another network, another variant
-    with pytest.raises(ConfigError, match="no pretrained policy 'klassic'; shipped: .*classic"):
+    with pytest.raises(ConfigError, match=r"no pretrained policy 'klassic' \(did you mean 'classic'\?\); shipped: "):
         native_ppo.train(_cfg(tmp_path, init_from="pretrained:klassic"), progress=False)
     with pytest.raises(ConfigError, match=r"hidden layers \[128, 128\]; this config's network is tanh with net_arch"):
         native_ppo.train(_cfg(tmp_path, run_name="arch", init_from="pretrained:classic"), progress=False)

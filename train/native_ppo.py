@@ -33,7 +33,7 @@ from multiprocessing.connection import wait as mp_wait
 import numpy as np
 import yaml
 
-from agents import PRETRAINED_DIR, pretrained_names
+from agents import AgentSpecError, pretrained_path
 from agents.policy_file import PolicyAgent, PolicyFile, PolicyFileError
 from uno_env import Game
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
@@ -416,12 +416,10 @@ def init_source(init_from: str) -> str | PolicyFile:
     """What ``init_from`` names: a native PPO checkpoint's path, or an exported policy file (read, not yet fitted)."""
     policy_base = None
     if init_from.startswith("pretrained:"):
-        name = init_from.split(":", 1)[1]
-        shipped = pretrained_names()
-        if name not in shipped:
-            raise ConfigError(f"init_from {init_from!r}: no pretrained policy {name!r}; shipped: "
-                              f"{', '.join(shipped) or 'none'}")
-        policy_base = os.path.join(PRETRAINED_DIR, name)
+        try:
+            policy_base = pretrained_path(init_from.split(":", 1)[1])
+        except AgentSpecError as exc:
+            raise ConfigError(f"init_from {init_from!r}: {exc}") from None
     elif not init_from.endswith((".npz", ".json")):
         for path in (os.path.join(init_from, "checkpoints", CHECKPOINT), os.path.join(init_from, CHECKPOINT),
                      init_from):
@@ -483,7 +481,8 @@ def _load_checkpoint(net, path: str, what: str, cfg: TrainConfig, obs_size: int,
         if first is not None and first.shape[1] == obs_size < wanted.shape[1] and first.shape[0] == wanted.shape[0]:
             # a plain critic starting a privileged one: zero weights on the privileged block, so it
             # starts out estimating exactly as before and learns to use the block
-            weights["critic.0.weight"] = torch.cat([first, first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)], 1)
+            widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
+            weights["critic.0.weight"] = torch.cat([first, widen], 1)
         net.load_state_dict(weights)
     except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
         raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "
