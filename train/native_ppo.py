@@ -26,28 +26,24 @@ from __future__ import annotations
 
 import csv
 import os
-import pickle
 import time
 from multiprocessing.connection import wait as mp_wait
 
 import numpy as np
 import yaml
 
-from agents import AgentSpecError, pretrained_path
-from agents.policy_file import PolicyAgent, PolicyFile, PolicyFileError
+from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
-from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
+from uno_env.observation import ObservationEncoder
 
-from . import atomic, checkpoints, distill
+from . import atomic, checkpoints, distill, native_checkpoint
 from .collector import CollectorProcess, LocalCollector, split_games
 from .config import ConfigError, TrainConfig
 from .evaluation import stats
 from .export import policy_file_from_linears
 from .privileged import PrivilegedEncoder
+from .native_checkpoint import CHECKPOINT
 from .progress import DEFAULT_INTERVAL, Progress, StopRequest
-
-CHECKPOINT = "native.pt"
-
 
 def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0):
     """Actor and critic MLPs (tanh): the actor is what gets exported.
@@ -166,7 +162,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     if resume is None and os.path.exists(ckpt_path):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume {run_dir}, or train "
                           "into another run_name or --out-dir, or start it over with --fresh")
-    start_from = init_source(cfg.init_from) if cfg.init_from and resume is None else None
+    start_from = native_checkpoint.init_source(cfg.init_from) if cfg.init_from and resume is None else None
     for sub in ("checkpoints", "snapshots"):
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
@@ -190,7 +186,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     steps = 0
     snapshots: list = []
     if resume is not None:
-        state = _load_checkpoint(net, ckpt_path, f"--resume {resume}", cfg, obs_size, game.num_actions)
+        state = native_checkpoint.load(net, ckpt_path, f"--resume {resume}", cfg, obs_size, game.num_actions)
         try:
             optimiser.load_state_dict(state["optimiser"])
             steps = int(state["steps"])
@@ -200,9 +196,9 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         # the pool as it was at that step
         snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
     elif isinstance(start_from, PolicyFile):  # fine-tuning an exported policy: its actor, an untrained critic
-        _load_actor(net, start_from, f"init_from {cfg.init_from}", cfg, game)
+        native_checkpoint.load_actor(net, start_from, f"init_from {cfg.init_from}", cfg, game)
     elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
-        _load_checkpoint(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size, game.num_actions)
+        native_checkpoint.load(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size, game.num_actions)
     # one sampling generator per collector: the actions do not depend on which worker answers first
     samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, steps]).generate_state(1)[0]))
                 for j in range(len(shares))]
@@ -218,7 +214,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         distill.fit(net, data, cfg, np.random.default_rng([cfg.seed, 1]), os.path.join(run_dir, "teacher.csv"))
         del data
         atomic.save_policy(export(), os.path.join(run_dir, "distilled", "policy"))
-        _save(net, optimiser, steps, ckpt_path)
+        native_checkpoint.save(net, optimiser, steps, ckpt_path)
 
     def evaluate(seed: int) -> dict:
         agent = PolicyAgent(export(), deterministic=True, seed=0)
@@ -339,7 +335,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                     if board is not None:
                         for opp, r in result.items():
                             board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
-                    _save(net, optimiser, steps, ckpt_path)
+                    native_checkpoint.save(net, optimiser, steps, ckpt_path)
         except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
             stop.requested = True
         finally:
@@ -350,7 +346,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 board.close()
     interrupted = stop.requested
     seconds = time.perf_counter() - start
-    _save(net, optimiser, steps, ckpt_path)
+    native_checkpoint.save(net, optimiser, steps, ckpt_path)
 
     # -- export and final evaluation (skipped after Ctrl-C: the user wants the prompt back)
     evaluation = {}
@@ -410,92 +406,6 @@ def _tensorboard(path: str):
     except ImportError:
         return None
     return SummaryWriter(path)
-
-
-def init_source(init_from: str) -> str | PolicyFile:
-    """What ``init_from`` names: a native PPO checkpoint's path, or an exported policy file (read, not yet fitted)."""
-    policy_base = None
-    if init_from.startswith("pretrained:"):
-        try:
-            policy_base = pretrained_path(init_from.split(":", 1)[1])
-        except AgentSpecError as exc:
-            raise ConfigError(f"init_from {init_from!r}: {exc}") from None
-    elif not init_from.endswith((".npz", ".json")):
-        for path in (os.path.join(init_from, "checkpoints", CHECKPOINT), os.path.join(init_from, CHECKPOINT),
-                     init_from):
-            if os.path.isfile(path):
-                return path
-    if policy_base is None:
-        base = init_from[:-4] if init_from.endswith(".npz") else init_from[:-5] if init_from.endswith(".json") \
-            else init_from
-        if os.path.isfile(base + ".npz") and os.path.isfile(base + ".json"):
-            policy_base = base
-    if policy_base is None:
-        hint = ""
-        if os.path.isfile(os.path.join(init_from, "policy.json")):  # e.g. an SB3 run: no native checkpoint
-            hint = f" (that run's exported policy is {os.path.join(init_from, 'policy')})"
-        raise ConfigError(f"init_from {init_from!r}: nothing to start from there{hint}; allowed: a native PPO "
-                          f"run directory, its checkpoints/ directory or its {CHECKPOINT} (actor and critic), "
-                          "or an exported policy file <name>.npz + <name>.json or pretrained:<name> (its actor "
-                          "only)")
-    try:
-        return PolicyFile.read(policy_base)
-    except PolicyFileError as exc:
-        raise ConfigError(f"init_from {init_from!r}: {exc}") from None
-
-
-def _load_actor(net, policy: PolicyFile, what: str, cfg: TrainConfig, game: Game) -> None:
-    """Copy an exported policy's weights into the actor (the critic keeps its fresh initialisation)."""
-    import torch
-
-    try:
-        policy.check_game(game, strict_rules=False)  # variant, layouts and sizes; any table size or rule options
-    except PolicyFileError as exc:
-        raise ConfigError(f"{what}: {exc}") from None
-    meta = policy.metadata
-    hidden = list(meta.get("layers") or [])[1:-1]
-    if meta.get("activation") != "tanh" or hidden != list(cfg.net_arch):
-        raise ConfigError(f"{what}: the policy is a {meta.get('activation')} network with hidden layers {hidden}; "
-                          f"this config's network is tanh with net_arch {list(cfg.net_arch)} (set net_arch to "
-                          "the policy's layers)")
-    weights = [np.asarray(w, dtype=np.float32) for w in policy.weights]
-    size = ObservationEncoder(game).size
-    if meta.get("observation_layout_version") != OBSERVATION_LAYOUT_VERSION:
-        # an older layout is a prefix of today's: zero weights on the newer features keep its behaviour
-        weights[0] = np.vstack([weights[0], np.zeros((size - weights[0].shape[0], weights[0].shape[1]), np.float32)])
-    linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
-    with torch.no_grad():
-        for k, layer in enumerate(linears):
-            layer.weight.copy_(torch.from_numpy(weights[2 * k].T))
-            layer.bias.copy_(torch.from_numpy(weights[2 * k + 1]))
-
-
-def _load_checkpoint(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions: int) -> dict:
-    """Load a native checkpoint's network into ``net`` (tensors and numbers only, nothing unpickled)."""
-    import torch
-
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        weights = dict(state["net"])
-        first, wanted = weights.get("critic.0.weight"), net.state_dict()["critic.0.weight"]
-        if first is not None and first.shape[1] == obs_size < wanted.shape[1] and first.shape[0] == wanted.shape[0]:
-            # a plain critic starting a privileged one: zero weights on the privileged block, so it
-            # starts out estimating exactly as before and learns to use the block
-            widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
-            weights["critic.0.weight"] = torch.cat([first, widen], 1)
-        net.load_state_dict(weights)
-    except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
-        raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "
-                          f"{obs_size} observation floats, {num_actions} actions) or is not a native PPO "
-                          f"checkpoint: {str(exc).splitlines()[0]}") from None
-    return state
-
-
-def _save(net, optimiser, steps: int, path: str) -> None:
-    import torch
-
-    with atomic.atomic_open(path, "wb", encoding=None) as fh:
-        torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(), "steps": steps}, fh)
 
 
 def _log(path: str, steps: int, seconds: float, pg_loss: float, v_loss: float, entropy: float) -> None:

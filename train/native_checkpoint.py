@@ -1,0 +1,109 @@
+"""The native PPO's checkpoint file, and what a run can start from (``init_from``).
+
+A checkpoint (``checkpoints/native.pt``) holds the network's weights, the optimiser's state and the
+step count, as tensors and numbers only: loading uses ``torch.load(..., weights_only=True)``, so
+nothing is unpickled. A new run can start from another run's checkpoint (actor and critic) or from
+an exported policy file (its weights become the actor; the critic starts untrained).
+"""
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+
+from agents import AgentSpecError, pretrained_path
+from agents.policy_file import PolicyFile, PolicyFileError
+from uno_env import Game
+from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
+
+from . import atomic
+from .config import ConfigError, TrainConfig
+
+CHECKPOINT = "native.pt"
+
+
+def init_source(init_from: str) -> str | PolicyFile:
+    """What ``init_from`` names: a native PPO checkpoint's path, or an exported policy file (read, not yet fitted)."""
+    policy_base = None
+    if init_from.startswith("pretrained:"):
+        try:
+            policy_base = pretrained_path(init_from.split(":", 1)[1])
+        except AgentSpecError as exc:
+            raise ConfigError(f"init_from {init_from!r}: {exc}") from None
+    elif not init_from.endswith((".npz", ".json")):
+        for path in (os.path.join(init_from, "checkpoints", CHECKPOINT), os.path.join(init_from, CHECKPOINT),
+                     init_from):
+            if os.path.isfile(path):
+                return path
+    if policy_base is None:
+        base = init_from[:-4] if init_from.endswith(".npz") else init_from[:-5] if init_from.endswith(".json") \
+            else init_from
+        if os.path.isfile(base + ".npz") and os.path.isfile(base + ".json"):
+            policy_base = base
+    if policy_base is None:
+        hint = ""
+        if os.path.isfile(os.path.join(init_from, "policy.json")):  # e.g. an SB3 run: no native checkpoint
+            hint = f" (that run's exported policy is {os.path.join(init_from, 'policy')})"
+        raise ConfigError(f"init_from {init_from!r}: nothing to start from there{hint}; allowed: a native PPO "
+                          f"run directory, its checkpoints/ directory or its {CHECKPOINT} (actor and critic), "
+                          "or an exported policy file <name>.npz + <name>.json or pretrained:<name> (its actor "
+                          "only)")
+    try:
+        return PolicyFile.read(policy_base)
+    except PolicyFileError as exc:
+        raise ConfigError(f"init_from {init_from!r}: {exc}") from None
+
+
+def load_actor(net, policy: PolicyFile, what: str, cfg: TrainConfig, game: Game) -> None:
+    """Copy an exported policy's weights into the actor (the critic keeps its fresh initialisation)."""
+    import torch
+
+    try:
+        policy.check_game(game, strict_rules=False)  # variant, layouts and sizes; any table size or rule options
+    except PolicyFileError as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+    meta = policy.metadata
+    hidden = list(meta.get("layers") or [])[1:-1]
+    if meta.get("activation") != "tanh" or hidden != list(cfg.net_arch):
+        raise ConfigError(f"{what}: the policy is a {meta.get('activation')} network with hidden layers {hidden}; "
+                          f"this config's network is tanh with net_arch {list(cfg.net_arch)} (set net_arch to "
+                          "the policy's layers)")
+    weights = [np.asarray(w, dtype=np.float32) for w in policy.weights]
+    size = ObservationEncoder(game).size
+    if meta.get("observation_layout_version") != OBSERVATION_LAYOUT_VERSION:
+        # an older layout is a prefix of today's: zero weights on the newer features keep its behaviour
+        weights[0] = np.vstack([weights[0], np.zeros((size - weights[0].shape[0], weights[0].shape[1]), np.float32)])
+    linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for k, layer in enumerate(linears):
+            layer.weight.copy_(torch.from_numpy(weights[2 * k].T))
+            layer.bias.copy_(torch.from_numpy(weights[2 * k + 1]))
+
+
+def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions: int) -> dict:
+    """Load a native checkpoint's network into ``net`` (tensors and numbers only, nothing unpickled)."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        weights = dict(state["net"])
+        first, wanted = weights.get("critic.0.weight"), net.state_dict()["critic.0.weight"]
+        if first is not None and first.shape[1] == obs_size < wanted.shape[1] and first.shape[0] == wanted.shape[0]:
+            # a plain critic starting a privileged one: zero weights on the privileged block, so it
+            # starts out estimating exactly as before and learns to use the block
+            widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
+            weights["critic.0.weight"] = torch.cat([first, widen], 1)
+        net.load_state_dict(weights)
+    except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
+        raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "
+                          f"{obs_size} observation floats, {num_actions} actions) or is not a native PPO "
+                          f"checkpoint: {str(exc).splitlines()[0]}") from None
+    return state
+
+
+def save(net, optimiser, steps: int, path: str) -> None:
+    import torch
+
+    with atomic.atomic_open(path, "wb", encoding=None) as fh:
+        torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(), "steps": steps}, fh)
