@@ -68,8 +68,7 @@ class Collector:
                        for t, (n, games) in enumerate(zip(cfg.player_counts, share)) if games > 0]
         self.table_ids = [t for t, games in enumerate(share) if games > 0]
         self.index = index
-        self.privileged = PrivilegedEncoder(Game(cfg.variant, cfg.num_players, **cfg.rule_options)) \
-            if cfg.privileged_critic else None
+        self.privileged = PrivilegedEncoder(self.tables[0].games.game) if cfg.privileged_critic else None
         self.snapshots: list[PolicyAgent] = []
         self.rng = np.random.default_rng([cfg.seed, index])
 

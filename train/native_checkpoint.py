@@ -14,6 +14,7 @@ import numpy as np
 
 from agents import AgentSpecError, pretrained_path
 from agents.policy_file import PolicyFile, PolicyFileError
+from agents.policy_file import _strip as strip_extension
 from uno_env import Game
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
@@ -37,8 +38,7 @@ def init_source(init_from: str) -> str | PolicyFile:
             if os.path.isfile(path):
                 return path
     if policy_base is None:
-        base = init_from[:-4] if init_from.endswith(".npz") else init_from[:-5] if init_from.endswith(".json") \
-            else init_from
+        base = strip_extension(init_from)
         if os.path.isfile(base + ".npz") and os.path.isfile(base + ".json"):
             policy_base = base
     if policy_base is None:
@@ -103,6 +103,7 @@ def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions
 
 
 def save(net, optimiser, steps: int, path: str) -> None:
+    """Write the network, the optimiser's state and the step count to ``path`` atomically."""
     import torch
 
     with atomic.atomic_open(path, "wb", encoding=None) as fh:
