@@ -3,7 +3,8 @@
     python -m train.evaluation.curves runs/classic docs/classic-learning-curve
 
 writes ``docs/classic-learning-curve.csv`` (the run's evaluations) and ``.png`` (one line per
-opponent and table size, with its 95% interval as a band).
+opponent and table size, with its 95% interval as a band). A third argument titles the plot
+(default: the run directory's name).
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def write_curve(run_dir: str, out_base: str, title: str | None = None) -> tuple[
     return out_base + ".csv", out_base + ".png"
 
 
-if __name__ == "__main__":  # python -m train.evaluation.curves RUN_DIR OUT_BASE
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m train.evaluation.curves RUN_DIR OUT_BASE")
-    print(*write_curve(sys.argv[1], sys.argv[2]))
+if __name__ == "__main__":  # python -m train.evaluation.curves RUN_DIR OUT_BASE [TITLE]
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: python -m train.evaluation.curves RUN_DIR OUT_BASE [TITLE]")
+    print(*write_curve(*sys.argv[1:]))
