@@ -184,6 +184,17 @@ def test_unreadable_action_strings(text):
     assert repr(text) in str(err.value) or "empty" in str(err.value)
 
 
+def test_step_raises_an_illegal_action_error_for_an_unreadable_action_too():
+    """DESIGN: ``step`` raises IllegalActionError on a bad action; one that names nothing is one of them."""
+    game = Game("classic", num_players=3)
+    state = game.state_from_spec(BASE)
+    before = game.to_spec(state)
+    for bad in ("play XX", "colour Q", game.num_actions):
+        with pytest.raises(IllegalActionError):
+            game.step(state, bad)
+    assert game.to_spec(state) == before
+
+
 def test_action_ids_outside_space_name_the_range():
     game = Game("classic", num_players=3)
     with pytest.raises(ActionParseError, match=r"outside the action space 0\.\.%d" % (game.num_actions - 1)):

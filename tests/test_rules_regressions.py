@@ -89,3 +89,94 @@ def test_alphabet_deck_option_names_the_itemised_deck():
         Game("alphabet", num_players=4, **{"alphabet.deck": "216"})
     with pytest.raises(RuleError, match="belongs to alphabet"):
         Game("classic", num_players=4, **{"alphabet.deck": "itemised_272"})
+
+
+def test_a_wild_answering_a_stack_closes_the_jump_in_window_of_the_card_before_it():
+    """HR-2: the window belongs to the last card placed; wilds open none, so a stacked WD4 leaves no R+2 window."""
+    game = Game("classic", num_players=4, jump_in="on", stacking="any")
+    s = game.state_from_spec({"discard": ["R7"], "hands": [["R+2", "G1", "G2"], ["W4", "Y5", "Y6"], ["Y3", "G9"],
+                                                           ["R+2", "B5"]],
+                              "draw_pile": ["Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7", "Y8"]})
+    for action in ("play R+2", "play W4", "colour B", "accept"):
+        game.step(s, action)
+    assert s.phase == "TURN" and s.current_seat == 3 and "play R+2" not in game.legal_action_strings(s)
+    assert game.to_spec(s)["discard"][-1] == "W4" and game.to_spec(s)["colour"] == "B"
+
+
+def test_a_stacked_draw_two_still_opens_its_own_jump_in_window():
+    game = Game("classic", num_players=4, jump_in="on", stacking="any")
+    s = game.state_from_spec({"discard": ["R7"], "hands": [["R+2", "G1"], ["B+2", "Y5"], ["Y3", "G9"],
+                                                           ["B+2", "Y1"]]})
+    game.step(s, "play R+2")
+    game.step(s, "play B+2")  # P2 holds no draw card: it takes 4 at once
+    assert s.phase == "JUMP_IN" and s.current_seat == 3 and game.legal_action_strings(s) == ["play B+2", "pass"]
+
+
+def test_madness_lets_a_draw_two_of_any_colour_stack_on_a_wd4():
+    """HR-4 step 2: against a WD4 any function card of any colour, a +2 as a stack where HR-1 allows +2 on it."""
+    spec = {"discard": ["R7"], "hands": [["W4", "G1"], ["B+2", "YS", "Y5"], ["Y3", "G9"], ["B1", "B5"]]}
+    game = Game("classic", num_players=4, stacking="any", madness="on")
+    s = game.state_from_spec(spec)
+    game.step(s, "play W4")
+    game.step(s, "colour G")
+    assert game.legal_action_strings(s) == ["play YS", "play B+2", "challenge", "accept"]
+    for stacking in ("draw_two_only", "same_value"):  # these do not put a +2 on a WD4
+        game = Game("classic", num_players=4, stacking=stacking, madness="on")
+        s = game.state_from_spec(spec)
+        game.step(s, "play W4")
+        game.step(s, "colour G")
+        assert "play B+2" not in game.legal_action_strings(s)
+    game = Game("classic", num_players=4, stacking="any")  # without madness: the declared colour only
+    s = game.state_from_spec(spec)
+    game.step(s, "play W4")
+    game.step(s, "colour G")
+    assert game.legal_action_strings(s) == ["challenge", "accept"]
+
+
+def test_no_challenge_of_a_wd4_stacked_after_a_deflection():
+    """HR-4 step 3: the target may challenge a WD4 on top only if no deflection has happened yet."""
+    game = Game("classic", num_players=4, stacking="any", madness="on")
+    s = game.state_from_spec({"discard": ["R7"], "hands": [["R+2", "G1"], ["RS", "Y5"], ["W4", "G2"],
+                                                           ["B1", "B5"]]})
+    game.step(s, "play R+2")
+    game.step(s, "play RS")  # P1 deflects to P2
+    assert s.current_seat == 2 and "play W4" in game.legal_action_strings(s)
+    game.step(s, "play W4")
+    game.step(s, "colour B")  # P3 can neither stack, deflect nor challenge: it takes 2 + 4 at once
+    assert s.phase == "TURN" and s.current_seat == 0 and len(game.hand_cards(s, 3)) == 8
+    s = game.state_from_spec({"discard": ["R7"], "hands": [["R+2", "G1"], ["W4", "Y5"], ["Y2", "G2"],
+                                                           ["B1", "B5"]]})
+    game.step(s, "play R+2")
+    game.step(s, "play W4")  # stacked without a deflection: challengeable
+    game.step(s, "colour B")
+    assert s.current_seat == 2 and game.legal_action_strings(s) == ["challenge", "accept"]
+
+
+def test_flip_plays_the_very_card_just_drawn():
+    """CORE-7: after a draw only that card may be played; in Flip the other face goes with it."""
+    spec = {"variant": "flip", "players": 3, "seed": 0, "discard": ["A:R5"],
+            "hands": [["A:R7|D:Pk1", "A:G1"], 5, 5], "draw_pile": ["A:R7|D:Tl9"]}
+    game = Game.from_spec(spec)
+    s = game.state_from_spec(spec)
+    game.step(s, "draw")
+    game.step(s, "play A:R7")
+    out = game.to_spec(s)
+    assert out["discard"][-1] == "A:R7|D:Tl9"
+    assert len(out["hands"][0]) == 2 and out["hands"][0][0] == "A:R7|D:Pk1" and out["hands"][0][1].startswith("A:G1|")
+
+
+def test_attack_empty_presses_can_count_towards_a_blocked_round():
+    """CORE-12 read literally (``attack.empty_press_progress = false``): presses firing nothing are idle turns."""
+    spec = {"variant": "attack", "players": 3, "seed": 0, "options": {"attack.launcher_model": "scripted"},
+            "discard": ["R7"], "hands": [["G3", "B5"], ["G4", "B6"], ["G2", "B2"]], "launcher": [0] * 20}
+    game = Game.from_spec(spec)
+    s = game.state_from_spec(spec)
+    for _ in range(6):
+        game.step(s, "press")
+    assert not s.is_over  # the default: a press of a loaded launcher is progress
+    literal = dict(spec, options={**spec["options"], "attack.empty_press_progress": False})
+    game = Game.from_spec(literal)
+    s = game.state_from_spec(literal)
+    for _ in range(3):
+        game.step(s, "press")
+    assert s.is_over and s.winner is None and game.to_spec(s)["hands"][0] == ["G3", "B5"]

@@ -33,8 +33,8 @@ class IllegalActionError(UnoError):
     """An action that is not legal in the current state (the message lists the legal ones)."""
 
 
-class ActionParseError(UnoError):
-    """An action string or id that does not name any action of the game."""
+class ActionParseError(IllegalActionError):
+    """An action string or id that does not name any action of the game (so ``step`` raises an IllegalActionError either way)."""
 
 
 class ActionOutOfSpaceError(ActionParseError, AssertionError):

@@ -398,7 +398,7 @@ class Game:
                     if first:
                         self._offer_drawn(s, kind)
                     else:
-                        turn.play_card(self, s, p, kind)  # HR-5: the card found later must be played
+                        turn.play_card(self, s, p, kind, drawn=True)  # HR-5: the card found later must be played
                     return
                 first = False
         else:
@@ -427,9 +427,9 @@ class Game:
             s.agenda.append(turn.END_TURN_STEP)
             turn.run(self, s)
         elif a >= self.num_kinds:
-            turn.play_card(self, s, p, a - self.layout.flex0, flex=True)
+            turn.play_card(self, s, p, a - self.layout.flex0, flex=True, drawn=True)
         else:
-            turn.play_card(self, s, p, a)
+            turn.play_card(self, s, p, a, drawn=True)
 
     def _on_target(self, s: State, a: int, legal: list[int]) -> None:
         L = self.layout

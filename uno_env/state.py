@@ -34,10 +34,10 @@ class Phase(str, Enum):
 class Penalty:
     """A pending draw penalty (Draw Two / WD4, possibly stacked or deflected)."""
 
-    __slots__ = ("total", "target", "last_effect", "challenge", "resume", "until", "origin", "cards")
+    __slots__ = ("total", "target", "last_effect", "challenge", "resume", "until", "origin", "cards", "deflected")
 
     def __init__(self, total: int, target: int, last_effect: int, challenge: tuple | None, resume: int = -1,
-                 until: int = -1, origin: int = -1, cards: int = 1):
+                 until: int = -1, origin: int = -1, cards: int = 1, deflected: bool = False):
         self.total = total              # cards the final target draws
         self.target = target            # seat that must respond now
         self.last_effect = last_effect  # effect of the last draw card added (same_value stacking)
@@ -46,11 +46,12 @@ class Penalty:
         self.until = until              # Flip's Wild Draw Colour: draw until this colour first, -1: no
         self.origin = origin            # seat that played the first card of the penalty (a stack's first)
         self.cards = cards              # cards in the penalty (a stack of several: Attack's Mass Hit)
+        self.deflected = deflected      # a Skip/Reverse has passed it on (HR-4): no challenge from then on
 
     def copy(self) -> "Penalty":
         """Independent copy."""
         return Penalty(self.total, self.target, self.last_effect, self.challenge, self.resume, self.until,
-                       self.origin, self.cards)
+                       self.origin, self.cards, self.deflected)
 
     def as_dict(self) -> dict:
         """Plain description for ``to_spec``."""
@@ -61,6 +62,8 @@ class Penalty:
             d["until_colour"] = self.until
         if self.challenge is not None:
             d["challengeable"] = True
+        if self.deflected:
+            d["deflected"] = True
         return d
 
 

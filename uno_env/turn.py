@@ -81,8 +81,8 @@ def card_left_hand(s, p: int, kind: int, count: int = 1) -> None:
             entry[2][kind] = max(0, entry[2][kind] - count)
 
 
-def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = False) -> None:
-    """Seat ``p`` places one card of ``kind`` from hand (``flex``: in Flex's FLEX mode) and it is resolved."""
+def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = False, drawn: bool = False) -> None:
+    """Seat ``p`` places one card of ``kind`` from hand (``flex``: in Flex's FLEX mode; ``drawn``: the card it just drew)."""
     note_placement(g, s, p, kind)
     s.ref_colour = s.colour
     s.flex_play = flex
@@ -90,7 +90,7 @@ def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = Fals
     s.hand_size[p] -= 1
     s.discard.append(kind)
     if g.physical is not None:
-        g.physical.place(s, p, kind)  # Flip: the physical card (and its other face) goes along
+        g.physical.place(s, p, kind, drawn)  # Flip: the physical card (and its other face) goes along
     s.progress = True
     resolve_placement(g, s, p, kind, 1, response)
 
@@ -126,8 +126,8 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
     if final or s.hand_size[p] == 0:  # (Attack's Discard All may empty the hand by its effect)
         end_round(g, s, p)
         return
-    if g.jump_in and (g.jump_in_wild or not g.is_wild[kind]):
-        s.jump = (kind, p)
+    if g.jump_in:  # the window belongs to the last card placed: a wild answering a stack closes the earlier one
+        s.jump = (kind, p) if g.jump_in_wild or not g.is_wild[kind] else None
     if s.hand_size[p] == 1 and g.uno_asks and kind not in g.early_call_kinds:
         s.agenda.append((UNO, p))
 
@@ -228,7 +228,7 @@ def add_penalty(g, s, p: int, amount: int, effect: int, challenge: tuple | None,
         pen.total += amount
         pen.target = target
         pen.last_effect = effect
-        pen.challenge = challenge
+        pen.challenge = None if pen.deflected else challenge  # HR-4 step 3: a WD4 stacked after a deflection
         pen.resume = resume
         pen.cards += 1
     _await_response(g, s, final)
@@ -239,6 +239,7 @@ def deflect(g, s, p: int, final: bool) -> None:
     pen = s.penalty
     pen.target = seat_after(g, s, p)
     pen.challenge = None
+    pen.deflected = True
     _await_response(g, s, final)
 
 

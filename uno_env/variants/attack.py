@@ -58,6 +58,9 @@ ATTACK_OPTIONS: tuple[Option, ...] = (
     Option("attack.starter_reverse_first", "dealer_right", "who starts after a Reverse starter (AMB-C6)",
            choices=("dealer_right", "dealer")),
     Option("attack.allow_self_target", False, "a Wild Attack may target its own player (AMB-C8)", type=bool),
+    Option("attack.empty_press_progress", True, "a press of a loaded launcher that fires nothing counts as "
+           "progress for the blocked-round rule (CORE-12); false: the literal reading, where it is a turn without "
+           "a card received (with the default launcher it blocks about 40% of two-player rounds)", type=bool),
 )
 # Attack adds the elimination ("challenge") match mode to the scoring methods (§2.4); it has no restricted wild
 _OPTIONS = tuple(replace(o, choices=o.choices + ("elimination",),
@@ -129,11 +132,12 @@ def press(g, s, seat: int) -> int:
     pile = s.draw_pile
     if not pile:
         return 0
-    # Pressing a loaded launcher counts as progress for the blocked-round rule (CORE-12) even when nothing
-    # fires: with P(K = 0) = 1/2 a literal reading would end rounds as blocked by chance. Rounds still
-    # block when the launcher is empty and cannot be reloaded; every model fires with some probability.
-    s.progress = True
     k = g.launcher.burst(s, len(pile))
+    # By default pressing a loaded launcher counts as progress for the blocked-round rule (CORE-12) even
+    # when nothing fires: with P(K = 0) = 1/2 the literal reading ends rounds as blocked by chance. Rounds
+    # still block when the launcher is empty and cannot be reloaded.
+    if k or g.empty_press_progress:
+        s.progress = True
     hand = s.hands[seat]
     for _ in range(k):
         hand[pile.pop()] += 1
@@ -284,6 +288,7 @@ def configure(g, o) -> None:
     g.on_turn_start = reload_if_empty
     g.wild_steps = wild_steps
     g.self_target = o["attack.allow_self_target"]
+    g.empty_press_progress = o["attack.empty_press_progress"]
     g.wild_attack_resume = o["attack.wild_attack_resume"]
     g.mass_hit_after_first = o["attack.mass_hit_resume"] == "after_first_hitter"
     g.reverse_starter_right = o["attack.starter_reverse_first"] == "dealer_right"

@@ -59,8 +59,8 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
     if effect == Effect.DRAW_TWO:
         if g.stacking == "off" or (pen.last_effect == Effect.WILD_DRAW_FOUR and g.stacking != "any"):
             return False
-        if free:
-            return True
+        if free or (g.madness and g.effect_of[top] == Effect.WILD_DRAW_FOUR):
+            return True  # HR-4: any-colour function cards against a WD4, a +2 as a stack where HR-1 allows it
         if g.is_wild[top]:  # +2 on a WD4: must have its declared colour
             return g.colour_of[kind] == s.colour
         return g.colour_of[kind] == s.colour or g.rank_of[kind] == g.rank_of[top]

@@ -106,9 +106,17 @@ class FlipCards:
             raise AssertionError(f"seat {seat} holds no physical card with face {kind}")
         return cards.pop(best)
 
-    def place(self, s, p: int, kind: int) -> None:
-        """Turn-machine hook: the card just placed on the discard pile (face ``kind``) leaves ``p``'s hand."""
-        s.physical_discard.append(self.take(s, p, kind))
+    def place(self, s, p: int, kind: int, drawn: bool = False) -> None:
+        """Turn-machine hook: the card just placed on the discard pile (face ``kind``) leaves ``p``'s hand.
+
+        ``drawn``: it is the card ``p`` has just drawn (CORE-7: that card only), the last one it took, even
+        when it holds another with the same face.
+        """
+        cards = s.physical_hands[p]
+        if drawn and cards and self.face(cards[-1], s.side) == kind:
+            s.physical_discard.append(cards.pop())
+        else:
+            s.physical_discard.append(self.take(s, p, kind))
 
     def flip_over(self, s) -> None:
         """The Flip procedure's turning (§2.3 steps 2-5): piles turned over as wholes, hands turned, side switched."""
