@@ -299,3 +299,23 @@ def _play_out_raw(env):
     rng = np.random.default_rng(0)
     while not env.state.is_over:
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+
+
+def test_registered_ids_work_with_sb3_make_vec_env():
+    """SB3's ``make_vec_env`` asks for ``render_mode="rgb_array"`` first and falls back on a TypeError."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from uno_env import RenderModeError
+
+    with warnings.catch_warnings():  # gymnasium warns of the unlisted mode before the env refuses it
+        warnings.simplefilter("ignore", UserWarning)
+        with pytest.raises(RenderModeError, match="'rgb_array' is not supported; allowed: ansi, human, None"):
+            gym.make("uno_env/Classic-v0", render_mode="rgb_array")
+        assert issubclass(RenderModeError, ValueError) and issubclass(RenderModeError, TypeError)
+        venv = make_vec_env("uno_env/Classic-v0", n_envs=2, seed=3)
+    obs = venv.reset()
+    masks = np.array(venv.env_method("action_masks"))
+    assert obs.shape == (2, venv.observation_space.shape[0]) and masks.shape == (2, venv.action_space.n)
+    obs, rewards, dones, infos = venv.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    assert obs.shape[0] == 2 and rewards.shape == (2,)
+    venv.close()

@@ -6,15 +6,15 @@ Engine facade (README "Using the engine"): ``Game(variant, num_players, **option
 """
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it; CHANGELOG.md says what changed)
 
-from .errors import (ActionParseError, CardNotationError, IllegalActionError, RuleError, SpecError,
-                     UnoError)
+from .errors import (ActionParseError, CardNotationError, IllegalActionError, RenderModeError, RuleError,
+                     SpecError, UnoError)
 from .game import Game
 from .rules import RuleSet
 from .state import Phase, State
 from .variants import VARIANTS
 
 __all__ = ["__version__", "Game", "RuleSet", "State", "Phase", "VARIANTS", "UnoError", "RuleError", "SpecError",
-           "CardNotationError", "IllegalActionError", "ActionParseError", "load_scenario"]
+           "CardNotationError", "IllegalActionError", "ActionParseError", "RenderModeError", "load_scenario"]
 
 
 try:  # Gymnasium ids for every preset (the engine itself does not need gymnasium)

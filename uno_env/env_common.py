@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from .errors import ActionOutOfSpaceError
+from .errors import ActionOutOfSpaceError, RenderModeError
 from .game import Game
 from .observation import ObservationEncoder
 from .rules import RuleSet
@@ -20,7 +20,7 @@ def game_for_env(variant: str, num_players: int, rules: RuleSet | None, rule_opt
                  render_mode: str | None, reward: str) -> Game:
     """Check an environment's render mode and reward mode, and build its game."""
     if render_mode is not None and render_mode not in ("ansi", "human"):
-        raise ValueError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
+        raise RenderModeError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
     if reward not in REWARD_MODES:
         raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
     if rules is not None:

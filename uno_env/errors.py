@@ -37,6 +37,14 @@ class ActionParseError(IllegalActionError):
     """An action string or id that does not name any action of the game (so ``step`` raises an IllegalActionError either way)."""
 
 
+class RenderModeError(UnoError, TypeError):
+    """A render mode an environment does not have.
+
+    Also a ``TypeError``, which is how SB3's ``make_vec_env`` learns that an env does not take its
+    default ``render_mode="rgb_array"`` (it then builds the env without one).
+    """
+
+
 class ActionOutOfSpaceError(ActionParseError, AssertionError):
     """An environment action that is not an integer id inside the action space (or None for a live agent).
 
