@@ -34,7 +34,7 @@ class IllegalActionError(UnoError):
 
 
 class ActionParseError(IllegalActionError):
-    """An action string or id that does not name any action of the game (so ``step`` raises an IllegalActionError either way)."""
+    """An action string or id that names no action of the game (an IllegalActionError too, as ``step`` promises)."""
 
 
 class RenderModeError(UnoError, TypeError):

@@ -82,7 +82,7 @@ def card_left_hand(s, p: int, kind: int, count: int = 1) -> None:
 
 
 def play_card(g, s, p: int, kind: int, response: bool = False, flex: bool = False, drawn: bool = False) -> None:
-    """Seat ``p`` places one card of ``kind`` from hand (``flex``: in Flex's FLEX mode; ``drawn``: the card it just drew)."""
+    """Seat ``p`` places a card of ``kind`` (``flex``: in Flex's FLEX mode; ``drawn``: the card it just drew)."""
     note_placement(g, s, p, kind)
     s.ref_colour = s.colour
     s.flex_play = flex
