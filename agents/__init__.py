@@ -26,7 +26,7 @@ from uno_env import Game
 from uno_env.errors import did_you_mean
 
 from .base import Agent, RandomAgent, choose_action
-from .policy_file import PolicyAgent, PolicyFileError, _strip, load_policy
+from .policy_file import PolicyAgent, PolicyFileError, load_policy, strip_extension
 from .rule_based import GreedyAgent, HeuristicAgent
 from .search import ISMCTSAgent, SearchOptionError, parse_options
 
@@ -90,7 +90,7 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         path = pretrained_path(spec.split(":", 1)[1])
         _need_game(spec, game)
         return load_policy(path, game, strict_rules=strict_rules, seed=seed)
-    base = _strip(spec)
+    base = strip_extension(spec)
     if os.path.exists(base + ".json") or os.path.exists(base + ".npz"):
         _need_game(spec, game)
         return load_policy(base, game, strict_rules=strict_rules, seed=seed)

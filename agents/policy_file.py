@@ -46,7 +46,7 @@ class PolicyFile:
 
     def save(self, path: str) -> tuple[str, str]:
         """Write ``<path>.npz`` and ``<path>.json`` (``path`` without extension); returns both paths."""
-        base = _strip(path)
+        base = strip_extension(path)
         os.makedirs(os.path.dirname(base) or ".", exist_ok=True)
         np.savez(base + ".npz", **{f"p{i}": w.astype(np.float32) for i, w in enumerate(self.weights)})
         with open(base + ".json", "w", encoding="utf-8") as fh:
@@ -56,7 +56,7 @@ class PolicyFile:
     @classmethod
     def read(cls, path: str) -> "PolicyFile":
         """Read a policy file pair without checking it against any game."""
-        base = _strip(path)
+        base = strip_extension(path)
         meta = _read_metadata(base + ".json")
         if meta.get("format") != FORMAT:
             raise PolicyFileError(f"{base}.json is not an {FORMAT} file (format = {meta.get('format')!r})")
@@ -211,7 +211,8 @@ def _read_weights(path: str) -> list[np.ndarray]:
     return weights
 
 
-def _strip(path: str) -> str:
+def strip_extension(path: str) -> str:
+    """A policy file's base path: ``path`` without a trailing ``.npz`` or ``.json``."""
     for ext in (".npz", ".json"):
         if path.endswith(ext):
             return path[: -len(ext)]

@@ -13,8 +13,7 @@ import pickle
 import numpy as np
 
 from agents import AgentSpecError, pretrained_path
-from agents.policy_file import PolicyFile, PolicyFileError
-from agents.policy_file import _strip as strip_extension
+from agents.policy_file import PolicyFile, PolicyFileError, strip_extension
 from uno_env import Game
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 

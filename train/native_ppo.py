@@ -41,9 +41,10 @@ from .collector import CollectorProcess, LocalCollector, split_games
 from .config import ConfigError, TrainConfig
 from .evaluation import stats
 from .export import policy_file_from_linears
-from .privileged import PrivilegedEncoder
 from .native_checkpoint import CHECKPOINT
+from .privileged import PrivilegedEncoder
 from .progress import DEFAULT_INTERVAL, Progress, StopRequest
+
 
 def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0):
     """Actor and critic MLPs (tanh): the actor is what gets exported.
