@@ -37,7 +37,8 @@ class Request:
 
     keys: np.ndarray                      # (R, 3) int64: table, game, seat
     obs: np.ndarray                       # (R, D) float32 (a copy: it outlives the next step); with
-                                          # privileged_critic, the critic's block follows (train/privileged.py)
+                                          # privileged_critic or hand_prediction_coef, the hidden-card block
+                                          # follows (train/privileged.py)
     mask: np.ndarray                      # (R, A) int8
     finished: list = field(default_factory=list)  # (table, game, per-seat rewards, truncated) of games that ended
 
@@ -68,7 +69,7 @@ class Collector:
                        for t, (n, games) in enumerate(zip(cfg.player_counts, share)) if games > 0]
         self.table_ids = [t for t, games in enumerate(share) if games > 0]
         self.index = index
-        self.privileged = PrivilegedEncoder(self.tables[0].games.game) if cfg.privileged_critic else None
+        self.privileged = PrivilegedEncoder(self.tables[0].games.game) if cfg.collects_hidden_cards else None
         self.snapshots: list[PolicyAgent] = []
         self.rng = np.random.default_rng([cfg.seed, index])
 
@@ -115,7 +116,7 @@ class Collector:
             keys.append(np.stack([np.full(len(rows), t), rows, table.seat[rows]], axis=1))
             if self.privileged is None:
                 obs.append(table.obs[rows])     # fancy indexing copies: the rows outlive the next step
-            else:  # the critic's block after the observation; the actor reads the observation alone
+            else:  # the hidden-card block after the observation; the actor reads the observation alone
                 extra = np.zeros((len(rows), self.privileged.size), dtype=np.float32)
                 states, seats = table.games.states, table.seat
                 for r, i in enumerate(rows.tolist()):

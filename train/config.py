@@ -93,6 +93,12 @@ class TrainConfig:
     """(ppo) The critic also sees every other seat's hand and the next cards of the draw pile
     (``train/privileged.py``): an asymmetric actor-critic, a less noisy baseline for the policy
     gradient. The actor, the only part exported and played, still sees the seat's observation alone."""
+    hand_prediction_coef: float = 0.0
+    """(ppo) Weight of an auxiliary loss (0: off): a linear head on the actor's last hidden layer
+    predicts every other seat's cards per kind (squared error summed over a
+    decision's block, about 20 at the start in four-player Classic), so that the layer the policy reads
+    learns what the public history says of the hidden hands. The head is used in training only and
+    not exported; the policy file is the same kind as without it."""
     critic_warmup_steps: int = 0
     """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
     so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
@@ -219,6 +225,12 @@ class TrainConfig:
         if self.privileged_critic and (self.algo != "ppo" or self.teacher):
             raise ConfigError("training config 'privileged_critic' needs algo: ppo and no 'teacher' (the "
                               "distillation fits the critic to the seat's observation alone)")
+        if not 0.0 <= self.hand_prediction_coef < float("inf"):
+            raise ConfigError(f"training config 'hand_prediction_coef' = {self.hand_prediction_coef!r} must be a "
+                              "number >= 0 (0 turns the auxiliary loss off)")
+        if self.hand_prediction_coef and (self.algo != "ppo" or self.teacher):
+            raise ConfigError("training config 'hand_prediction_coef' needs algo: ppo and no 'teacher' (the "
+                              "distillation fits the network to the seat's observation alone)")
         if self.critic_warmup_steps < 0:
             raise ConfigError(f"training config 'critic_warmup_steps' = {self.critic_warmup_steps} must be >= 0")
         if self.critic_warmup_steps and self.algo != "ppo":
@@ -239,6 +251,11 @@ class TrainConfig:
     def player_counts(self) -> list[int]:
         """The table sizes trained at, ascending (``num_players`` alone unless ``table_sizes`` says more)."""
         return sorted(set(self.table_sizes or [self.num_players]))
+
+    @property
+    def collects_hidden_cards(self) -> bool:
+        """Whether the collected rows carry the hidden-card block (``train/privileged.py``) after the observation."""
+        return self.privileged_critic or self.hand_prediction_coef > 0
 
     @property
     def name(self) -> str:

@@ -93,6 +93,12 @@ def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions
             # starts out estimating exactly as before and learns to use the block
             widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
             weights["critic.0.weight"] = torch.cat([first, widen], 1)
+        own = net.state_dict()
+        for key in ("hands.weight", "hands.bias"):  # the hand prediction head is a training aid only:
+            if key in own and key not in weights:    # a net with one starts it afresh from a net without,
+                weights[key] = own[key]
+            elif key not in own:                     # and a net without one drops it
+                weights.pop(key, None)
         net.load_state_dict(weights)
     except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
         raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "

@@ -46,14 +46,20 @@ from .privileged import PrivilegedEncoder
 from .progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 
-def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0):
+def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0,
+                  hands_size: int = 0, extra_size: int | None = None):
     """Actor and critic MLPs (tanh): the actor is what gets exported.
 
-    With ``privileged_size``, inputs are the observation followed by the critic's privileged block
-    (``train/privileged.py``): the actor reads the first ``obs_size`` floats, the critic all of them.
+    Rows may carry a hidden-card block of ``extra_size`` floats after the observation
+    (``train/privileged.py``; ``extra_size`` defaults to ``privileged_size``): the actor reads the first
+    ``obs_size`` floats. With ``privileged_size`` the critic reads the block too. With ``hands_size``, a
+    linear head on the actor's last hidden layer predicts the block's first ``hands_size`` floats
+    (every other seat's cards), an auxiliary target for training only (``predict``).
     """
     import torch
     from torch import nn
+
+    extra_size = privileged_size if extra_size is None else extra_size
 
     def mlp(out: int, gain: float, size: int = obs_size) -> nn.Sequential:
         layers = []
@@ -71,13 +77,24 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
     class ActorCritic(nn.Module):
         def __init__(self):
             super().__init__()
+            self.obs_size, self.hands_size = obs_size, hands_size
             self.actor = mlp(num_actions, 0.01)
             self.critic = mlp(1, 1.0, obs_size + privileged_size)
+            if hands_size:
+                self.hands = nn.Linear(hidden[-1], hands_size)
 
         def forward(self, obs, mask):
-            seen = obs[:, :obs_size] if privileged_size else obs
-            logits = self.actor(seen).masked_fill(mask == 0, -1e9)
-            return logits, self.critic(obs).squeeze(-1)
+            logits, value, _ = self.predict(obs, mask)
+            return logits, value
+
+        def predict(self, obs, mask):
+            """Masked logits, values, and the predicted hidden cards (None without the head)."""
+            seen = obs[:, :obs_size] if extra_size else obs
+            value = self.critic(obs[:, :obs_size + privileged_size] if extra_size else obs).squeeze(-1)
+            if not hands_size:
+                return self.actor(seen).masked_fill(mask == 0, -1e9), value, None
+            features = self.actor[:-1](seen)
+            return self.actor[-1](features).masked_fill(mask == 0, -1e9), value, self.hands(features)
 
     return ActorCritic().to(torch.device("cpu"))
 
@@ -181,8 +198,11 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     workers = cfg.ray_collectors if on_ray else cfg.collector_workers
     shares = split_games(cfg, max(workers, 1))  # games per (collector, table size)
     obs_size = ObservationEncoder(game).size
+    block = PrivilegedEncoder(game)
     net = build_network(obs_size, game.num_actions, list(cfg.net_arch),
-                        PrivilegedEncoder(game).size if cfg.privileged_critic else 0)
+                        block.size if cfg.privileged_critic else 0,
+                        block.hands_size if cfg.hand_prediction_coef else 0,
+                        block.size if cfg.collects_hidden_cards else 0)
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     snapshots: list = []
@@ -307,18 +327,19 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 if not batch:
                     continue
                 # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
-                pg_loss, v_loss, entropy = _update(net, optimiser, batch, cfg, rng,
-                                                   train_actor=steps >= cfg.critic_warmup_steps)
+                losses, entropy = _update(net, optimiser, batch, cfg, rng, train_actor=steps >= cfg.critic_warmup_steps)
                 steps += len(batch)
                 if on_update is not None:
                     on_update(steps, export)
                 bar.set(min(steps, cfg.total_timesteps))
                 seconds = time.perf_counter() - start
-                _log(log_path, steps, seconds, pg_loss, v_loss, entropy)
+                _log(log_path, steps, seconds, losses, entropy)
                 if board is not None:
-                    for tag, value in (("loss/policy", pg_loss), ("loss/value", v_loss), ("policy/entropy", entropy),
+                    for tag, value in (("loss/policy", losses[0]), ("loss/value", losses[1]),
+                                       ("loss/hand_prediction", losses[2]), ("policy/entropy", entropy),
                                        ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
-                        board.add_scalar(tag, value, steps)
+                        if value is not None:
+                            board.add_scalar(tag, value, steps)
 
                 # -- snapshots, evaluation, checkpoints on schedule
                 if steps >= next_snapshot:
@@ -368,7 +389,10 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
 
 def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random.Generator,
             train_actor: bool = True):
-    """PPO epochs over one batch of finished decisions; returns the last minibatch's losses and entropy."""
+    """PPO epochs over one batch of finished decisions; returns the last minibatch's losses and entropy.
+
+    The losses are ``(policy, value, hand prediction or None)``.
+    """
     import torch
 
     b_obs = torch.from_numpy(np.stack([t[0] for t in batch]))
@@ -382,7 +406,7 @@ def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random
         rng.shuffle(order)
         for lo in range(0, len(order), cfg.batch_size):
             mb = torch.from_numpy(order[lo:lo + cfg.batch_size])
-            logits, value = net(b_obs[mb], b_mask[mb])
+            logits, value, hands = net.predict(b_obs[mb], b_mask[mb])
             logp_all = torch.log_softmax(logits, -1)
             logp = logp_all.gather(1, b_act[mb][:, None]).squeeze(-1)
             ratio = torch.exp(logp - b_logp[mb])
@@ -393,11 +417,16 @@ def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random
             entropy = -(logp_all.exp() * logp_all.clamp(min=-1e8)).sum(-1).mean()
             # actor and critic share no weights: the value loss alone leaves the actor's gradients empty
             loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy if train_actor else 0.5 * v_loss
+            if hands is not None:  # the auxiliary target: the other seats' cards, right after the observation
+                held = b_obs[mb][:, net.obs_size:net.obs_size + net.hands_size]
+                hand_loss = ((hands - held) ** 2).sum(-1).mean()  # squared error of a row's whole block
+                if train_actor:
+                    loss = loss + cfg.hand_prediction_coef * hand_loss
             optimiser.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
             optimiser.step()
-    return pg_loss.item(), v_loss.item(), entropy.item()
+    return (pg_loss.item(), v_loss.item(), hand_loss.item() if hands is not None else None), entropy.item()
 
 
 def _tensorboard(path: str):
@@ -409,10 +438,13 @@ def _tensorboard(path: str):
     return SummaryWriter(path)
 
 
-def _log(path: str, steps: int, seconds: float, pg_loss: float, v_loss: float, entropy: float) -> None:
+def _log(path: str, steps: int, seconds: float, losses: tuple, entropy: float) -> None:
+    pg_loss, v_loss, hand_loss = losses
     new = not os.path.exists(path)
     with open(path, "a", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         if new:
-            w.writerow(["timesteps", "seconds", "policy_loss", "value_loss", "entropy"])
-        w.writerow([steps, f"{seconds:.1f}", f"{pg_loss:.5f}", f"{v_loss:.5f}", f"{entropy:.4f}"])
+            w.writerow(["timesteps", "seconds", "policy_loss", "value_loss", "entropy"]
+                       + (["hand_prediction_loss"] if hand_loss is not None else []))
+        w.writerow([steps, f"{seconds:.1f}", f"{pg_loss:.5f}", f"{v_loss:.5f}", f"{entropy:.4f}"]
+                   + ([f"{hand_loss:.5f}"] if hand_loss is not None else []))

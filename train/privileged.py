@@ -1,5 +1,8 @@
 """What a training critic may see beyond the seat's own observation (``privileged_critic: true``).
 
+The same block's ``other_hands`` part is the target of the actor's auxiliary hand prediction
+(``hand_prediction_coef``).
+
 An asymmetric actor-critic: the critic only serves as the baseline of the policy gradient during
 training, and a baseline may depend on anything that does not depend on the action, hidden cards
 included, without biasing the gradient. Knowing every hand and the next cards to be drawn, it
@@ -28,6 +31,7 @@ class PrivilegedEncoder:
     def __init__(self, game):
         self.kinds = game.num_kinds
         self.size = self.kinds * game.variant.max_players
+        self.hands_size = self.size - self.kinds  # the other_hands part (``hand_prediction_coef``'s target)
 
     def encode_into(self, s, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s privileged block into ``out`` (a float32 row of ``size``)."""
