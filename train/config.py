@@ -95,10 +95,9 @@ class TrainConfig:
     gradient. The actor, the only part exported and played, still sees the seat's observation alone."""
     hand_prediction_coef: float = 0.0
     """(ppo) Weight of an auxiliary loss (0: off): a linear head on the actor's last hidden layer
-    predicts every other seat's cards per kind (squared error summed over a
-    decision's block, about 20 at the start in four-player Classic), so that the layer the policy reads
-    learns what the public history says of the hidden hands. The head is used in training only and
-    not exported; the policy file is the same kind as without it."""
+    predicts every other seat's cards per kind (the squared error summed over a decision's block), so
+    that the layers the policy reads learn what the public history says of the hidden hands. The head
+    is used in training only and not exported; the policy file is the same kind as without it."""
     critic_warmup_steps: int = 0
     """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
     so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
