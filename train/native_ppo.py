@@ -82,6 +82,7 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
             self.critic = mlp(1, 1.0, obs_size + privileged_size)
             if hands_size:
                 self.hands = nn.Linear(hidden[-1], hands_size)
+                self.trunk = tuple(self.actor)[:-1]  # a plain tuple: not registered twice in the state dict
 
         def forward(self, obs, mask):
             logits, value, _ = self.predict(obs, mask)
@@ -93,7 +94,9 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
             value = self.critic(obs[:, :obs_size + privileged_size] if extra_size else obs).squeeze(-1)
             if not hands_size:
                 return self.actor(seen).masked_fill(mask == 0, -1e9), value, None
-            features = self.actor[:-1](seen)
+            features = seen
+            for layer in self.trunk:
+                features = layer(features)
             return self.actor[-1](features).masked_fill(mask == 0, -1e9), value, self.hands(features)
 
     return ActorCritic().to(torch.device("cpu"))
