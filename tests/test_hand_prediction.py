@@ -72,7 +72,7 @@ def test_a_plain_run_starts_a_hand_prediction_run_and_back(tmp_path):
     assert "hands.weight" not in torch.load(back["checkpoint"], weights_only=True)["net"]
 
 
-def test_resume_keeps_the_head(tmp_path):
+def test_resume_carries_the_head_and_goes_on_training_it(tmp_path):
     cfg = _cfg(tmp_path, hand_prediction_coef=0.5, total_timesteps=1_000)
     first = native_ppo.train(cfg, progress=False)
     head = torch.load(first["checkpoint"], weights_only=True)["net"]["hands.weight"]
