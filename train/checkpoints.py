@@ -1,4 +1,4 @@
-"""A training run's files on disk: checkpoints, ``latest.json``, the frozen snapshots, and finding them again.
+"""A training run's files on disk: checkpoints, ``latest.json``, the frozen snapshots, the logs, and finding them again.
 
 Checkpoints are SB3 ``.zip`` files written atomically, ``latest.json`` after its checkpoint, so it
 never names one that is not complete. Resuming reads weights and optimiser state only (nothing is
@@ -184,3 +184,21 @@ def append_eval(path: str, steps: int, result: dict) -> None:
         w.writerow([steps, opp, r["games"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
     with atomic.atomic_open(path, newline="") as fh:
         fh.write(old + buf.getvalue())
+
+
+def append_progress(path: str, row: dict) -> None:
+    """Append one line to a run's ``progress.csv``; columns whose value is None are not this run's.
+
+    A resumed run keeps the columns its file began with (a file from an older version has fewer).
+    """
+    if os.path.exists(path):
+        with open(path, newline="", encoding="utf-8") as fh:
+            columns = next(csv.reader(fh), None)
+    else:
+        columns = None
+    with open(path, "a", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        if columns is None:
+            columns = [key for key, value in row.items() if value is not None]
+            w.writerow(columns)
+        w.writerow([row.get(key) if row.get(key) is not None else "" for key in columns])

@@ -98,6 +98,11 @@ class TrainConfig:
     predicts every other seat's cards per kind (the squared error summed over a decision's block), so
     that the layers the policy reads learn what the public history says of the hidden hands. The head
     is used in training only and not exported; the policy file is the same kind as without it."""
+    oracle_guiding_steps: list = field(default_factory=list)
+    """(ppo) ``[full_until, gone_at]`` (empty: off): oracle guiding, as in Suphx. The actor also reads
+    the hidden-card block (``train/privileged.py``) until ``full_until`` decisions of the run; from
+    there each of its floats is kept with a probability that falls linearly to 0 at ``gone_at`` and
+    stays 0. The exported policy drops those inputs: from ``gone_at`` on it plays exactly as trained."""
     critic_warmup_steps: int = 0
     """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
     so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
@@ -230,6 +235,15 @@ class TrainConfig:
         if self.hand_prediction_coef and (self.algo != "ppo" or self.teacher):
             raise ConfigError("training config 'hand_prediction_coef' needs algo: ppo and no 'teacher' (the "
                               "distillation fits the network to the seat's observation alone)")
+        if self.oracle_guiding_steps:
+            steps = self.oracle_guiding_steps
+            if (len(steps) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in steps)
+                    or not 0 <= steps[0] <= steps[1] or steps[1] < 1):
+                raise ConfigError(f"training config 'oracle_guiding_steps' = {steps!r} must be [full_until, gone_at]: "
+                                  "two decision counts with 0 <= full_until <= gone_at and gone_at >= 1 (empty: off)")
+            if self.algo != "ppo" or self.teacher:
+                raise ConfigError("training config 'oracle_guiding_steps' needs algo: ppo and no 'teacher' (the "
+                                  "distillation fits the actor to the seat's observation alone)")
         if self.critic_warmup_steps < 0:
             raise ConfigError(f"training config 'critic_warmup_steps' = {self.critic_warmup_steps} must be >= 0")
         if self.critic_warmup_steps and self.algo != "ppo":
@@ -254,7 +268,18 @@ class TrainConfig:
     @property
     def collects_hidden_cards(self) -> bool:
         """Whether the collected rows carry the hidden-card block (``train/privileged.py``) after the observation."""
-        return self.privileged_critic or self.hand_prediction_coef > 0
+        return self.privileged_critic or self.hand_prediction_coef > 0 or bool(self.oracle_guiding_steps)
+
+    def oracle_keep(self, steps: int) -> float:
+        """The probability that the actor sees each hidden-card float after ``steps`` decisions (oracle guiding)."""
+        if not self.oracle_guiding_steps:
+            return 0.0
+        full_until, gone_at = self.oracle_guiding_steps
+        if steps < full_until:
+            return 1.0
+        if steps >= gone_at:
+            return 0.0
+        return 1.0 - (steps - full_until) / (gone_at - full_until)
 
     @property
     def name(self) -> str:

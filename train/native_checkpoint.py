@@ -73,6 +73,8 @@ def load_actor(net, policy: PolicyFile, what: str, cfg: TrainConfig, game: Game)
     if meta.get("observation_layout_version") != OBSERVATION_LAYOUT_VERSION:
         # an older layout is a prefix of today's: zero weights on the newer features keep its behaviour
         weights[0] = np.vstack([weights[0], np.zeros((size - weights[0].shape[0], weights[0].shape[1]), np.float32)])
+    if net.oracle_size:  # oracle guiding: the actor's inputs on the hidden-card block start at zero
+        weights[0] = np.vstack([weights[0], np.zeros((net.oracle_size, weights[0].shape[1]), np.float32)])
     linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
     with torch.no_grad():
         for k, layer in enumerate(linears):
@@ -94,6 +96,16 @@ def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions
             widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
             weights["critic.0.weight"] = torch.cat([first, widen], 1)
         own = net.state_dict()
+        first, wanted = weights.get("actor.0.weight"), own["actor.0.weight"]
+        if first is not None and first.shape[0] == wanted.shape[0] and first.shape[1] != wanted.shape[1] \
+                and obs_size in (first.shape[1], wanted.shape[1]):
+            # oracle guiding's inputs after the observation: a run without them starts them at zero (it
+            # plays exactly as before); a run with them hands on the observation's weights only
+            if first.shape[1] == obs_size:
+                widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
+                weights["actor.0.weight"] = torch.cat([first, widen], 1)
+            else:
+                weights["actor.0.weight"] = first[:, :obs_size]
         for key in ("hands.weight", "hands.bias"):  # the hand prediction head is a training aid only:
             if key in own and key not in weights:    # a net with one starts it afresh from a net without,
                 weights[key] = own[key]

@@ -16,7 +16,8 @@ The run, top to bottom (CleanRL style):
 4. after ``cfg.n_steps`` batched steps per collector, a PPO update over the finished trajectories
    (clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes);
 5. on schedule: frozen snapshots into the pool, evaluation against random and heuristic at every
-   table size (``eval.csv``; losses in ``progress.csv``; both in TensorBoard under ``tb/``),
+   table size (``eval.csv``; losses and the learner's win rate in its one-learner training games
+   in ``progress.csv``; both in TensorBoard under ``tb/``),
    checkpoints; at the end the exported ``policy.npz`` + ``policy.json``, the same format as the SB3
    path's, so every loader, ``eval`` and ``play`` take it unchanged.
 
@@ -24,7 +25,6 @@ Timesteps count the learner's decisions that were learned from.
 """
 from __future__ import annotations
 
-import csv
 import os
 import time
 from multiprocessing.connection import wait as mp_wait
@@ -47,14 +47,16 @@ from .progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 
 def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0,
-                  hands_size: int = 0, extra_size: int | None = None):
+                  hands_size: int = 0, extra_size: int | None = None, oracle_size: int = 0):
     """Actor and critic MLPs (tanh): the actor is what gets exported.
 
     Rows may carry a hidden-card block of ``extra_size`` floats after the observation
     (``train/privileged.py``; ``extra_size`` defaults to ``privileged_size``): the actor reads the first
     ``obs_size`` floats. With ``privileged_size`` the critic reads the block too. With ``hands_size``, a
     linear head on the actor's last hidden layer predicts the block's first ``hands_size`` floats
-    (every other seat's cards), an auxiliary target for training only (``predict``).
+    (every other seat's cards), an auxiliary target for training only (``predict``). With
+    ``oracle_size`` (oracle guiding) the rows end with the actor's own copy of the block, some of it
+    zeroed, and the actor reads it after the observation; ``exported_actor`` leaves it out.
     """
     import torch
     from torch import nn
@@ -77,8 +79,8 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
     class ActorCritic(nn.Module):
         def __init__(self):
             super().__init__()
-            self.obs_size, self.hands_size = obs_size, hands_size
-            self.actor = mlp(num_actions, 0.01)
+            self.obs_size, self.hands_size, self.oracle_size = obs_size, hands_size, oracle_size
+            self.actor = mlp(num_actions, 0.01, obs_size + oracle_size)
             self.critic = mlp(1, 1.0, obs_size + privileged_size)
             if hands_size:
                 self.hands = nn.Linear(hidden[-1], hands_size)
@@ -91,6 +93,8 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
         def predict(self, obs, mask):
             """Masked logits, values, and the predicted hidden cards (None without the head)."""
             seen = obs[:, :obs_size] if extra_size else obs
+            if oracle_size:  # the actor's copy of the hidden-card block closes the row
+                seen = torch.cat([seen, obs[:, obs_size + extra_size:]], 1)
             value = self.critic(obs[:, :obs_size + privileged_size] if extra_size else obs).squeeze(-1)
             if not hands_size:
                 return self.actor(seen).masked_fill(mask == 0, -1e9), value, None
@@ -98,6 +102,17 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
             for layer in self.trunk:
                 features = layer(features)
             return self.actor[-1](features).masked_fill(mask == 0, -1e9), value, self.hands(features)
+
+        def exported_actor(self) -> list:
+            """The actor's linear layers as a policy file holds them: reading the observation alone."""
+            linears = [m for m in self.actor if isinstance(m, nn.Linear)]
+            if oracle_size:  # oracle guiding's inputs are gone from the played policy
+                first = nn.Linear(obs_size, linears[0].out_features)
+                with torch.no_grad():
+                    first.weight.copy_(linears[0].weight[:, :obs_size])
+                    first.bias.copy_(linears[0].bias)
+                linears[0] = first
+            return linears
 
     return ActorCritic().to(torch.device("cpu"))
 
@@ -119,12 +134,14 @@ class Trajectories:
         """One decision of the seat ``key`` (``obs``/``mask`` are kept as given)."""
         self.open.setdefault(key, []).append((obs, mask, action, logp, value))
 
-    def finish(self, order: tuple, game_key: tuple, rewards: list[float]) -> None:
-        """A game ended: each of its seats' trajectory gets its reward at the end, then GAE."""
+    def finish(self, order: tuple, game_key: tuple, rewards: list[float]) -> list[int]:
+        """A game ended: each of its seats' trajectory gets its reward at the end, then GAE; returns those seats."""
+        learners = []
         for seat, reward in enumerate(rewards):
             steps = self.open.pop((*game_key, seat), None)
             if not steps:
                 continue
+            learners.append(seat)
             advantage, next_value = 0.0, 0.0
             out = []
             for t in range(len(steps) - 1, -1, -1):  # the reward comes only at the end; no bootstrap past it
@@ -135,6 +152,7 @@ class Trajectories:
                 next_value, reward = value, 0.0
             out.reverse()
             self.done.append(((*order, seat), out))
+        return learners
 
     def take(self) -> list[tuple]:
         """The finished decisions so far, in a deterministic order (and forget them)."""
@@ -205,7 +223,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     net = build_network(obs_size, game.num_actions, list(cfg.net_arch),
                         block.size if cfg.privileged_critic else 0,
                         block.hands_size if cfg.hand_prediction_coef else 0,
-                        block.size if cfg.collects_hidden_cards else 0)
+                        block.size if cfg.collects_hidden_cards else 0,
+                        block.size if cfg.oracle_guiding_steps else 0)
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     snapshots: list = []
@@ -228,8 +247,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 for j in range(len(shares))]
 
     def export(evaluation: dict | None = None):
-        linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
-        return policy_file_from_linears(linears, game, steps, evaluation, cfg.to_dict(), table_sizes=sizes)
+        return policy_file_from_linears(net.exported_actor(), game, steps, evaluation, cfg.to_dict(),
+                                        table_sizes=sizes)
 
     # -- distillation of a search teacher, once, before the first PPO step (train/distill.py)
     if cfg.teacher and resume is None:
@@ -249,17 +268,33 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 result[opp if n == cfg.num_players else f"{opp}@{n}p"] = r
         return result
 
+    # oracle guiding: one generator per collector draws which hidden-card floats the actor sees
+    oracle_rngs = [np.random.default_rng([cfg.seed, j, steps, 1]) for j in range(len(shares))]
+
+    def actor_rows(j: int, rows: np.ndarray) -> np.ndarray:
+        """``rows`` with the actor's copy of the hidden-card block appended (oracle guiding), else as they are."""
+        if not cfg.oracle_guiding_steps:
+            return rows
+        hidden = rows[:, obs_size:obs_size + block.size]
+        keep = cfg.oracle_keep(steps)
+        if keep == 0.0:
+            hidden = np.zeros_like(hidden)
+        elif keep < 1.0:
+            hidden = hidden * (oracle_rngs[j].random(hidden.shape) < keep)
+        return np.concatenate([rows, hidden.astype(np.float32, copy=False)], axis=1)
+
     def answer(j: int, request) -> np.ndarray:
         """Sample the learner's actions for a collector's request and record them in the trajectories."""
         if not len(request.keys):
             return np.zeros(0, dtype=np.int64)
+        rows = actor_rows(j, request.obs)
         with torch.no_grad():
-            logits, values = net(torch.from_numpy(request.obs), torch.from_numpy(request.mask))
+            logits, values = net(torch.from_numpy(rows), torch.from_numpy(request.mask))
             chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=samplers[j]).squeeze(-1)
             logps = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
         chosen_, logps_, values_ = chosen.tolist(), logps.tolist(), values.tolist()
         for r, (t, i, seat) in enumerate(request.keys.tolist()):
-            trajectories.add((j, t, i, seat), request.obs[r], request.mask[r], chosen_[r], logps_[r], values_[r])
+            trajectories.add((j, t, i, seat), rows[r], request.mask[r], chosen_[r], logps_[r], values_[r])
         return chosen.numpy()
 
     trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
@@ -277,13 +312,19 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     stop = StopRequest()
     board = _tensorboard(os.path.join(run_dir, "tb"))
 
+    league = [0, 0]  # games with one learner seat that ended since the last log line, and its wins among them
+
     def receive(j: int) -> None:
         request = collectors[j].result()
         in_flight.discard(j)
         for t, i, rewards, truncated in request.finished:
+            won = [not truncated and r > 0 and r == max(rewards) for r in rewards]
             if truncated:  # a game cut at max_steps: a loss for every seat, so stalling never pays
                 rewards = [cfg.truncation_reward] * len(rewards)
-            trajectories.finish((j, counts[j], t, i), (j, t, i), rewards)
+            learners = trajectories.finish((j, counts[j], t, i), (j, t, i), rewards)
+            if len(learners) == 1 < len(rewards):
+                league[0] += 1
+                league[1] += won[learners[0]]
         held[j] = request
 
     collectors: list = []
@@ -331,15 +372,24 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                     continue
                 # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
                 losses, entropy = _update(net, optimiser, batch, cfg, rng, train_actor=steps >= cfg.critic_warmup_steps)
+                shown = cfg.oracle_keep(steps)  # what the actor was shown while collecting this batch
                 steps += len(batch)
                 if on_update is not None:
                     on_update(steps, export)
                 bar.set(min(steps, cfg.total_timesteps))
                 seconds = time.perf_counter() - start
-                _log(log_path, steps, seconds, losses, entropy)
+                win_rate = league[1] / league[0] if league[0] else None
+                checkpoints.append_progress(log_path, {
+                    "timesteps": steps, "seconds": f"{seconds:.1f}", "policy_loss": f"{losses[0]:.5f}",
+                    "value_loss": f"{losses[1]:.5f}", "entropy": f"{entropy:.4f}",
+                    "hand_prediction_loss": None if losses[2] is None else f"{losses[2]:.5f}",
+                    "league_games": league[0], "league_win_rate": "" if win_rate is None else f"{win_rate:.4f}",
+                    "oracle_keep": f"{shown:.4f}" if cfg.oracle_guiding_steps else None})
+                league[:] = [0, 0]
                 if board is not None:
                     for tag, value in (("loss/policy", losses[0]), ("loss/value", losses[1]),
                                        ("loss/hand_prediction", losses[2]), ("policy/entropy", entropy),
+                                       ("league/win_rate", win_rate),
                                        ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
                         if value is not None:
                             board.add_scalar(tag, value, steps)
@@ -439,15 +489,3 @@ def _tensorboard(path: str):
     except ImportError:
         return None
     return SummaryWriter(path)
-
-
-def _log(path: str, steps: int, seconds: float, losses: tuple, entropy: float) -> None:
-    pg_loss, v_loss, hand_loss = losses
-    new = not os.path.exists(path)
-    with open(path, "a", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        if new:
-            w.writerow(["timesteps", "seconds", "policy_loss", "value_loss", "entropy"]
-                       + (["hand_prediction_loss"] if hand_loss is not None else []))
-        w.writerow([steps, f"{seconds:.1f}", f"{pg_loss:.5f}", f"{v_loss:.5f}", f"{entropy:.4f}"]
-                   + ([f"{hand_loss:.5f}"] if hand_loss is not None else []))

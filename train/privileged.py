@@ -1,13 +1,15 @@
 """What a training critic may see beyond the seat's own observation (``privileged_critic: true``).
 
 The same block's ``other_hands`` part is the target of the actor's auxiliary hand prediction
-(``hand_prediction_coef``).
+(``hand_prediction_coef``), and with ``oracle_guiding_steps`` the actor reads a copy of the whole
+block early in a run, less of it later, and none once the run is past the schedule (the exported
+policy never does).
 
 An asymmetric actor-critic: the critic only serves as the baseline of the policy gradient during
 training, and a baseline may depend on anything that does not depend on the action, hidden cards
 included, without biasing the gradient. Knowing every hand and the next cards to be drawn, it
 explains much more of a game's outcome than the seat's own view can, so the advantages it gives are
-less noisy. The actor, the only part exported and played, never sees this block.
+less noisy. The exported, played actor never reads this block.
 
 =============  =========  ===============================================================
 block          size       meaning
