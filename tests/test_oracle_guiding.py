@@ -120,6 +120,8 @@ def test_the_league_win_rate_is_logged_and_an_older_log_keeps_its_columns(tmp_pa
     assert games > 0
     rates = [float(r["league_win_rate"]) for r in rows if r["league_win_rate"]]
     assert rates and all(0.0 <= x <= 1.0 for x in rates)
+    wins = sum(round(int(r["league_games"]) * float(r["league_win_rate"])) for r in rows if r["league_win_rate"])
+    assert 0 < wins < games  # a barely trained policy against random wins some and loses some
     # a run's log written before these columns existed goes on with its own columns when resumed
     path = run["run_dir"] + "/progress.csv"
     with open(path, "w", encoding="utf-8", newline="") as fh:
