@@ -89,23 +89,13 @@ def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         weights = dict(state["net"])
-        first, wanted = weights.get("critic.0.weight"), net.state_dict()["critic.0.weight"]
-        if first is not None and first.shape[1] == obs_size < wanted.shape[1] and first.shape[0] == wanted.shape[0]:
-            # a plain critic starting a privileged one: zero weights on the privileged block, so it
-            # starts out estimating exactly as before and learns to use the block
-            widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
-            weights["critic.0.weight"] = torch.cat([first, widen], 1)
         own = net.state_dict()
-        first, wanted = weights.get("actor.0.weight"), own["actor.0.weight"]
-        if first is not None and first.shape[0] == wanted.shape[0] and first.shape[1] != wanted.shape[1] \
-                and obs_size in (first.shape[1], wanted.shape[1]):
-            # oracle guiding's inputs after the observation: a run without them starts them at zero (it
-            # plays exactly as before); a run with them hands on the observation's weights only
-            if first.shape[1] == obs_size:
-                widen = first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)
-                weights["actor.0.weight"] = torch.cat([first, widen], 1)
-            else:
-                weights["actor.0.weight"] = first[:, :obs_size]
+        # a plain critic starting a privileged one: zero weights on the privileged block, so it starts
+        # out estimating exactly as before and learns to use the block (the reverse does not fit)
+        _fit_first_layer(weights, own, "critic.0.weight", obs_size, narrow=False)
+        # oracle guiding's inputs after the observation: a run without them starts them at zero (it
+        # plays exactly as before); a run with them hands on the observation's weights only
+        _fit_first_layer(weights, own, "actor.0.weight", obs_size, narrow=True)
         for key in ("hands.weight", "hands.bias"):  # the hand prediction head is a training aid only:
             if key in own and key not in weights:    # a net with one starts it afresh from a net without,
                 weights[key] = own[key]
@@ -117,6 +107,24 @@ def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions
                           f"{obs_size} observation floats, {num_actions} actions) or is not a native PPO "
                           f"checkpoint: {str(exc).splitlines()[0]}") from None
     return state
+
+
+def _fit_first_layer(weights: dict, own: dict, key: str, obs_size: int, narrow: bool) -> None:
+    """Fit a saved first layer that reads the observation (and maybe a block after it) to this net's inputs.
+
+    A layer reading the observation alone gets zero weights on this net's extra inputs; with
+    ``narrow``, a layer reading more than this net's observation-only layer keeps the observation's
+    weights. Any other mismatch is left for ``load_state_dict`` to refuse.
+    """
+    import torch
+
+    first, wanted = weights.get(key), own[key]
+    if first is None or first.shape[0] != wanted.shape[0] or first.shape[1] == wanted.shape[1]:
+        return
+    if first.shape[1] == obs_size:
+        weights[key] = torch.cat([first, first.new_zeros(first.shape[0], wanted.shape[1] - obs_size)], 1)
+    elif narrow and wanted.shape[1] == obs_size:
+        weights[key] = first[:, :obs_size]
 
 
 def save(net, optimiser, steps: int, path: str) -> None:
