@@ -38,6 +38,8 @@ TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.
                  P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE, P.HIT_ONE, P.HIT_TWO)
 ATTACKING_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)
 HIT_EFFECTS = (P.HIT_ONE, P.HIT_TWO, P.WILD_ATTACK)
+# read per legal play by the heuristic: module names skip the enum class's attribute lookup
+_OPTIMUS, _FLIP, _DISCARD_ALL = P.OPTIMUS, P.FLIP, P.DISCARD_ALL
 STRONG_EFFECTS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON, P.DRAW_FIVE,
                   P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)
 
@@ -170,7 +172,7 @@ class HeuristicAgent(_RuleBased):
                 score = -30.0
                 if effect in ATTACKING_WILDS:
                     score += 25.0 if threat else -5.0
-                elif effect == P.OPTIMUS:
+                elif effect == _OPTIMUS:
                     score += 6.0 if n_hand >= 4 else 0.0  # a won duel sheds two more cards
             else:
                 c = v.colour_of[k]
@@ -182,9 +184,9 @@ class HeuristicAgent(_RuleBased):
                         score += 3.0
             if len(power):
                 score += self._flex_value(a, k, effect, power, n, near_out)
-            if effect == P.FLIP:
+            if effect == _FLIP:
                 score += self._flip_value(obs, threat)
-            elif effect == P.DISCARD_ALL:
+            elif effect == _DISCARD_ALL:
                 score += 4.0 * (colour_counts[v.colour_of[k]] - 1)  # every other card of its colour goes too
             if n_hand <= 2 and v.is_wild[k]:
                 score += 40.0                             # going out: spend the wild

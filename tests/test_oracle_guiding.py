@@ -11,7 +11,7 @@ from agents import load as load_agent
 from train import native_ppo
 from train.collector import Collector
 from train.config import ConfigError, TrainConfig
-from train.native_ppo import build_network
+from train.network import build_network
 from train.privileged import PrivilegedEncoder
 from uno_env import Game
 

@@ -40,6 +40,10 @@ class TrainConfig:
     collector_workers: int = 0
     """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
     answers the others (0: everything in the learner's process). One per spare core; see README."""
+    overlap_update: bool = False
+    """(ppo) Run each PPO update in a second process (``train/updater.py``) while the next batch is
+    collected with the weights from before it, so the games and the update use two cores at once. The
+    price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
     ray_collectors: int = 2
     """(ppo) Collectors run as Ray actors when training with ``--ray`` (one CPU of the cluster each; the
     games split over them as over ``collector_workers`` without Ray); ignored without ``--ray``."""
@@ -248,6 +252,8 @@ class TrainConfig:
             raise ConfigError(f"training config 'critic_warmup_steps' = {self.critic_warmup_steps} must be >= 0")
         if self.critic_warmup_steps and self.algo != "ppo":
             raise ConfigError("training config 'critic_warmup_steps' needs algo: ppo")
+        if self.overlap_update and self.algo != "ppo":
+            raise ConfigError("training config 'overlap_update' needs algo: ppo (the SB3 path updates in its own loop)")
         if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
             raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
         if not 0 < self.teacher_learning_rate <= 1:

@@ -14,7 +14,9 @@ The run, top to bottom (CleanRL style):
    (out-of-turn decisions included), the terminal reward reaches it when its game ends, and GAE is
    computed per finished trajectory;
 4. after ``cfg.n_steps`` batched steps per collector, a PPO update over the finished trajectories
-   (clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes);
+   (``train/network.py``: clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``,
+   ``cfg.n_epochs`` passes); with ``cfg.overlap_update`` it runs in a second process
+   (``train/updater.py``) while the next batch is collected with the weights from before it;
 5. on schedule: frozen snapshots into the pool, evaluation against random and heuristic at every
    table size (``eval.csv``; losses and the learner's win rate in its one-learner training games
    in ``progress.csv``; both in TensorBoard under ``tb/``),
@@ -42,79 +44,10 @@ from .config import ConfigError, TrainConfig
 from .evaluation import stats
 from .export import policy_file_from_linears
 from .native_checkpoint import CHECKPOINT
+from .network import batch_arrays, build_network, ppo_update
 from .privileged import PrivilegedEncoder
 from .progress import DEFAULT_INTERVAL, Progress, StopRequest
-
-
-def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged_size: int = 0,
-                  hands_size: int = 0, extra_size: int | None = None, oracle_size: int = 0):
-    """Actor and critic MLPs (tanh): the actor is what gets exported.
-
-    Rows may carry a hidden-card block of ``extra_size`` floats after the observation
-    (``train/privileged.py``; ``extra_size`` defaults to ``privileged_size``): the actor reads the first
-    ``obs_size`` floats. With ``privileged_size`` the critic reads the block too. With ``hands_size``, a
-    linear head on the actor's last hidden layer predicts the block's first ``hands_size`` floats
-    (every other seat's cards), an auxiliary target for training only (``predict``). With
-    ``oracle_size`` (oracle guiding) the rows end with the actor's own copy of the block, some of it
-    zeroed, and the actor reads it after the observation; ``exported_actor`` leaves it out.
-    """
-    import torch
-    from torch import nn
-
-    extra_size = privileged_size if extra_size is None else extra_size
-
-    def mlp(out: int, gain: float, size: int = obs_size) -> nn.Sequential:
-        layers = []
-        for width in hidden:
-            layers += [nn.Linear(size, width), nn.Tanh()]
-            size = width
-        layers.append(nn.Linear(size, out))
-        for layer in layers:
-            if isinstance(layer, nn.Linear):  # orthogonal init, as in CleanRL's PPO
-                nn.init.orthogonal_(layer.weight, np.sqrt(2))
-                nn.init.zeros_(layer.bias)
-        nn.init.orthogonal_(layers[-1].weight, gain)
-        return nn.Sequential(*layers)
-
-    class ActorCritic(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.obs_size, self.hands_size, self.oracle_size = obs_size, hands_size, oracle_size
-            self.actor = mlp(num_actions, 0.01, obs_size + oracle_size)
-            self.critic = mlp(1, 1.0, obs_size + privileged_size)
-            if hands_size:
-                self.hands = nn.Linear(hidden[-1], hands_size)
-                self.trunk = tuple(self.actor)[:-1]  # a plain tuple: not registered twice in the state dict
-
-        def forward(self, obs, mask):
-            logits, value, _ = self.predict(obs, mask)
-            return logits, value
-
-        def predict(self, obs, mask):
-            """Masked logits, values, and the predicted hidden cards (None without the head)."""
-            seen = obs[:, :obs_size] if extra_size else obs
-            if oracle_size:  # the actor's copy of the hidden-card block closes the row
-                seen = torch.cat([seen, obs[:, obs_size + extra_size:]], 1)
-            value = self.critic(obs[:, :obs_size + privileged_size] if extra_size else obs).squeeze(-1)
-            if not hands_size:
-                return self.actor(seen).masked_fill(mask == 0, -1e9), value, None
-            features = seen
-            for layer in self.trunk:
-                features = layer(features)
-            return self.actor[-1](features).masked_fill(mask == 0, -1e9), value, self.hands(features)
-
-        def exported_actor(self) -> list:
-            """The actor's linear layers as a policy file holds them: reading the observation alone."""
-            linears = [m for m in self.actor if isinstance(m, nn.Linear)]
-            if oracle_size:  # oracle guiding's inputs are gone from the played policy
-                first = nn.Linear(obs_size, linears[0].out_features)
-                with torch.no_grad():
-                    first.weight.copy_(linears[0].weight[:, :obs_size])
-                    first.bias.copy_(linears[0].bias)
-                linears[0] = first
-            return linears
-
-    return ActorCritic().to(torch.device("cpu"))
+from .updater import UpdaterProcess
 
 
 class Trajectories:
@@ -220,11 +153,10 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     shares = split_games(cfg, max(workers, 1))  # games per (collector, table size)
     obs_size = ObservationEncoder(game).size
     block = PrivilegedEncoder(game)
-    net = build_network(obs_size, game.num_actions, list(cfg.net_arch),
-                        block.size if cfg.privileged_critic else 0,
-                        block.hands_size if cfg.hand_prediction_coef else 0,
-                        block.size if cfg.collects_hidden_cards else 0,
-                        block.size if cfg.oracle_guiding_steps else 0)
+    net_args = (obs_size, game.num_actions, list(cfg.net_arch), block.size if cfg.privileged_critic else 0,
+                block.hands_size if cfg.hand_prediction_coef else 0, block.size if cfg.collects_hidden_cards else 0,
+                block.size if cfg.oracle_guiding_steps else 0)
+    net = build_network(*net_args)
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     snapshots: list = []
@@ -327,6 +259,76 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 league[1] += won[learners[0]]
         held[j] = request
 
+    def after_update(learned: int, losses: tuple, entropy: float, shown: float) -> None:
+        """Count an update's decisions, log it, and take snapshots, evaluations and checkpoints on schedule."""
+        nonlocal steps, next_snapshot, next_eval
+        steps += learned
+        if on_update is not None:
+            on_update(steps, export)
+        bar.set(min(steps, cfg.total_timesteps))
+        seconds = time.perf_counter() - start
+        win_rate = league[1] / league[0] if league[0] else None
+        checkpoints.append_progress(log_path, {
+            "timesteps": steps, "seconds": f"{seconds:.1f}", "policy_loss": f"{losses[0]:.5f}",
+            "value_loss": f"{losses[1]:.5f}", "entropy": f"{entropy:.4f}",
+            "hand_prediction_loss": None if losses[2] is None else f"{losses[2]:.5f}",
+            "league_games": league[0], "league_win_rate": "" if win_rate is None else f"{win_rate:.4f}",
+            "oracle_keep": f"{shown:.4f}" if cfg.oracle_guiding_steps else None})
+        league[:] = [0, 0]
+        if board is not None:
+            for tag, value in (("loss/policy", losses[0]), ("loss/value", losses[1]),
+                               ("loss/hand_prediction", losses[2]), ("policy/entropy", entropy),
+                               ("league/win_rate", win_rate),
+                               ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
+                if value is not None:
+                    board.add_scalar(tag, value, steps)
+
+        # -- snapshots, evaluation, checkpoints on schedule
+        if steps >= next_snapshot:
+            next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
+            frozen = export()
+            atomic.save_policy(frozen, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
+            snapshots.append(frozen)
+            del snapshots[:-cfg.max_snapshots]
+            for c in collectors:
+                c.send_snapshots(snapshots, cfg.seed + steps)
+        if steps >= next_eval:
+            next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
+            result = evaluate(cfg.seed + 10_000)
+            checkpoints.append_eval(eval_path, steps, result)
+            if board is not None:
+                for opp, r in result.items():
+                    board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
+            save_checkpoint()
+
+    def take_update() -> None:
+        """Load the updater's new weights and finish its update's bookkeeping."""
+        losses, entropy, weights = updater.result()
+        net.load_state_dict(weights)
+        learned, shown = pending
+        pending[:] = [0, 0.0]
+        after_update(learned, losses, entropy, shown)
+
+    def save_checkpoint() -> None:
+        """The network, the optimiser (the updater's, when overlapped) and the step count."""
+        if updater is not None:
+            optimiser.load_state_dict(updater.optimiser_state())
+        native_checkpoint.save(net, optimiser, steps, ckpt_path)
+
+    def settle_updater() -> None:
+        """Take the update still running (without its log line: the run is stopping) and the updater's
+        optimiser, then stop the updater; from here the learner's own network and optimiser are current."""
+        nonlocal updater, steps
+        if updater.busy:
+            net.load_state_dict(updater.result()[2])
+            steps += pending[0]
+            pending[:] = [0, 0.0]
+        optimiser.load_state_dict(updater.optimiser_state())
+        updater.close()
+        updater = None
+
+    updater = None  # the overlapped update's process (cfg.overlap_update)
+    pending = [0, 0.0]  # decisions in the update it is running, and the oracle keep they were collected at
     collectors: list = []
     with stop:  # the first Ctrl-C stops after the current batched step, a second at once
         try:
@@ -336,6 +338,8 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
 
                 make = ray_collectors.RayCollector
             collectors += [make(cfg, j, share) for j, share in enumerate(shares)]
+            if cfg.overlap_update:
+                updater = UpdaterProcess(cfg, net_args, net, optimiser, rng, torch.get_num_threads())
             if snapshots:
                 for c in collectors:
                     c.send_snapshots(snapshots, cfg.seed + steps)
@@ -343,7 +347,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 c.submit("reset", cfg.seed + steps + 10_000_000 * j, steps)
             for j in range(len(collectors)):
                 receive(j)
-            while steps < cfg.total_timesteps and not stop.requested:
+            while steps + pending[0] < cfg.total_timesteps and not stop.requested:
                 if cfg.time_limit_minutes and time.perf_counter() - began > 60 * cfg.time_limit_minutes:
                     break
                 # -- collect: n_steps batched steps per collector; the learner answers whichever is ready
@@ -366,62 +370,40 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                     for j in sorted(ready):
                         receive(j)
 
-                # -- learn from every finished trajectory
+                # -- learn from every finished trajectory (here, or overlapped in the updater process)
                 batch = trajectories.take()
                 if not batch:
                     continue
-                # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
-                losses, entropy = _update(net, optimiser, batch, cfg, rng, train_actor=steps >= cfg.critic_warmup_steps)
                 shown = cfg.oracle_keep(steps)  # what the actor was shown while collecting this batch
-                steps += len(batch)
-                if on_update is not None:
-                    on_update(steps, export)
-                bar.set(min(steps, cfg.total_timesteps))
-                seconds = time.perf_counter() - start
-                win_rate = league[1] / league[0] if league[0] else None
-                checkpoints.append_progress(log_path, {
-                    "timesteps": steps, "seconds": f"{seconds:.1f}", "policy_loss": f"{losses[0]:.5f}",
-                    "value_loss": f"{losses[1]:.5f}", "entropy": f"{entropy:.4f}",
-                    "hand_prediction_loss": None if losses[2] is None else f"{losses[2]:.5f}",
-                    "league_games": league[0], "league_win_rate": "" if win_rate is None else f"{win_rate:.4f}",
-                    "oracle_keep": f"{shown:.4f}" if cfg.oracle_guiding_steps else None})
-                league[:] = [0, 0]
-                if board is not None:
-                    for tag, value in (("loss/policy", losses[0]), ("loss/value", losses[1]),
-                                       ("loss/hand_prediction", losses[2]), ("policy/entropy", entropy),
-                                       ("league/win_rate", win_rate),
-                                       ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
-                        if value is not None:
-                            board.add_scalar(tag, value, steps)
-
-                # -- snapshots, evaluation, checkpoints on schedule
-                if steps >= next_snapshot:
-                    next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
-                    frozen = export()
-                    atomic.save_policy(frozen, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
-                    snapshots.append(frozen)
-                    del snapshots[:-cfg.max_snapshots]
-                    for c in collectors:
-                        c.send_snapshots(snapshots, cfg.seed + steps)
-                if steps >= next_eval:
-                    next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
-                    result = evaluate(cfg.seed + 10_000)
-                    checkpoints.append_eval(eval_path, steps, result)
-                    if board is not None:
-                        for opp, r in result.items():
-                            board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
-                    native_checkpoint.save(net, optimiser, steps, ckpt_path)
+                if updater is not None and updater.busy:  # the previous batch's update ran beside this collection
+                    take_update()
+                # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
+                train_actor = steps >= cfg.critic_warmup_steps
+                if updater is None:
+                    losses, entropy = ppo_update(net, optimiser, batch_arrays(batch), cfg, rng, train_actor=train_actor)
+                    after_update(len(batch), losses, entropy, shown)
+                else:
+                    updater.submit(batch_arrays(batch), train_actor)
+                    pending[:] = [len(batch), shown]
+            if updater is not None:
+                if updater.busy:
+                    take_update()
+                settle_updater()
         except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
             stop.requested = True
+            if updater is not None:
+                settle_updater()
         finally:
             bar.close()
             for c in collectors:
                 c.close()
             if board is not None:
                 board.close()
+            if updater is not None:  # only after an error
+                updater.close()
     interrupted = stop.requested
     seconds = time.perf_counter() - start
-    native_checkpoint.save(net, optimiser, steps, ckpt_path)
+    save_checkpoint()
 
     # -- export and final evaluation (skipped after Ctrl-C: the user wants the prompt back)
     evaluation = {}
@@ -438,48 +420,6 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
             "planned_timesteps": cfg.total_timesteps, "seconds": seconds,
             "samples_per_second": (steps - done_at_start) / seconds if seconds else 0.0,
             "evaluation": evaluation, "interrupted": interrupted, "checkpoint": ckpt_path}
-
-
-def _update(net, optimiser, batch: list[tuple], cfg: TrainConfig, rng: np.random.Generator,
-            train_actor: bool = True):
-    """PPO epochs over one batch of finished decisions; returns the last minibatch's losses and entropy.
-
-    The losses are ``(policy, value, hand prediction or None)``.
-    """
-    import torch
-
-    b_obs = torch.from_numpy(np.stack([t[0] for t in batch]))
-    b_mask = torch.from_numpy(np.stack([t[1] for t in batch]))
-    b_act = torch.tensor([t[2] for t in batch])
-    b_logp = torch.tensor([t[3] for t in batch], dtype=torch.float32)
-    b_adv = torch.tensor([t[4] for t in batch], dtype=torch.float32)
-    b_ret = torch.tensor([t[5] for t in batch], dtype=torch.float32)
-    order = np.arange(len(batch))
-    for _ in range(cfg.n_epochs):
-        rng.shuffle(order)
-        for lo in range(0, len(order), cfg.batch_size):
-            mb = torch.from_numpy(order[lo:lo + cfg.batch_size])
-            logits, value, hands = net.predict(b_obs[mb], b_mask[mb])
-            logp_all = torch.log_softmax(logits, -1)
-            logp = logp_all.gather(1, b_act[mb][:, None]).squeeze(-1)
-            ratio = torch.exp(logp - b_logp[mb])
-            adv = b_adv[mb]
-            adv = (adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)
-            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
-            v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
-            entropy = -(logp_all.exp() * logp_all.clamp(min=-1e8)).sum(-1).mean()
-            # actor and critic share no weights: the value loss alone leaves the actor's gradients empty
-            loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy if train_actor else 0.5 * v_loss
-            if hands is not None:  # the auxiliary target: the other seats' cards, right after the observation
-                held = b_obs[mb][:, net.obs_size:net.obs_size + net.hands_size]
-                hand_loss = ((hands - held) ** 2).sum(-1).mean()  # squared error of a row's whole block
-                if train_actor:
-                    loss = loss + cfg.hand_prediction_coef * hand_loss
-            optimiser.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
-            optimiser.step()
-    return (pg_loss.item(), v_loss.item(), hand_loss.item() if hands is not None else None), entropy.item()
 
 
 def _tensorboard(path: str):

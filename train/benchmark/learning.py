@@ -35,7 +35,11 @@ def contenders(variant: str, players: int, net: list[int]) -> list[tuple[str, di
         ("native ppo, sb3's league (num_games=128)", dict(base, algo="ppo", num_games=128, n_steps=64)),
         ("native ppo, sb3's league, 2 collector workers", dict(base, algo="ppo", num_games=128, n_steps=64,
                                                               collector_workers=2)),
+        ("native ppo, sb3's league, update overlapped (2nd process)", dict(base, algo="ppo", num_games=128,
+                                                                             n_steps=64, overlap_update=True)),
         ("native ppo, every seat learning", dict(base, algo="ppo", num_games=128, n_steps=64, self_play_games=1.0)),
+        ("native ppo, every seat learning, update overlapped", dict(base, algo="ppo", num_games=128, n_steps=64,
+                                                                    self_play_games=1.0, overlap_update=True)),
         ("sb3 MaskablePPO (n_envs=8, subprocesses)", dict(base, algo="sb3", n_envs=8, n_steps=256)),
         ("sb3 MaskablePPO (n_envs=1, one process)", dict(base, algo="sb3", n_envs=1, n_steps=2048)),
     ]
@@ -88,7 +92,7 @@ def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30
     from uno_env import Game
     from uno_env.observation import ObservationEncoder
 
-    from ..native_ppo import build_network
+    from ..network import build_network
 
     torch.set_num_threads(1)
     game = Game(variant, num_players=players)

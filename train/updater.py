@@ -1,0 +1,135 @@
+"""The native PPO's update in a second process, overlapped with collection (``overlap_update: true``).
+
+Without it the learner alternates: collect a batch, update on it, collect the next. With it, an
+``UpdaterProcess`` holds its own copy of the network, the optimiser and the minibatch generator and
+updates on batch *k* while the learner collects batch *k + 1* with the weights from before that
+update, so the games and the update run on two cores at once. The price is one update of policy lag:
+a batch is collected by the weights one update older than those it trains (the PPO ratio is taken
+against the recorded log-probabilities of the weights that played, so the clipped objective still
+measures the step from the policy that acted). The schedule is fixed, not raced, so the same seed
+gives the same run.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+from multiprocessing import shared_memory
+import signal
+import threading
+import traceback
+
+import numpy as np
+
+from .config import TrainConfig
+from .network import build_network, ppo_update
+
+
+class UpdaterProcess:
+    """A worker process that runs PPO updates on the batches it is sent and hands back the new weights."""
+
+    def __init__(self, cfg: TrainConfig, net_args: tuple, net, optimiser, rng: np.random.Generator,
+                 threads: int):
+        ctx = mp.get_context("spawn")  # a clean interpreter: no copied torch threads or open files
+        self.conn, child = ctx.Pipe()
+        start = (cfg.to_dict(), net_args, net.state_dict(), optimiser.state_dict(), rng, threads)
+        self.process = ctx.Process(target=_serve, args=(child, start), daemon=True, name="uno-updater")
+        ignoring = threading.current_thread() is threading.main_thread()  # Ctrl-C is the learner's to handle
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
+        try:
+            self.process.start()
+        finally:
+            if ignoring:
+                signal.signal(signal.SIGINT, previous)
+        child.close()
+        self.busy = False
+        self._shared: shared_memory.SharedMemory | None = None  # the batch of the update in flight
+
+    def submit(self, arrays: tuple, train_actor: bool) -> None:
+        """Start an update on ``arrays`` (``network.batch_arrays``); returns at once.
+
+        The arrays go through a shared-memory block (a pipe moves a batch of observations several
+        times slower), which the learner frees when the update's result comes back.
+        """
+        size = sum(a.nbytes for a in arrays)
+        self._shared = shared_memory.SharedMemory(create=True, size=max(size, 1))
+        layout, offset = [], 0
+        for a in arrays:
+            np.ndarray(a.shape, a.dtype, self._shared.buf, offset)[...] = a
+            layout.append((a.shape, a.dtype.str, offset))
+            offset += a.nbytes
+        self.conn.send(("update", (self._shared.name, layout, train_actor)))
+        self.busy = True
+
+    def result(self) -> tuple:
+        """Wait for the update: (losses, entropy, the network's new state dict)."""
+        reply = self._reply()
+        self.busy = False
+        self._free()
+        return reply
+
+    def optimiser_state(self) -> dict:
+        """The optimiser's state as of the last finished update (for a checkpoint)."""
+        if self.busy:
+            raise RuntimeError("the updater is busy: take its result before asking for the optimiser")
+        self.conn.send(("optimiser", ()))
+        return self._reply()
+
+    def _reply(self):
+        try:
+            reply = self.conn.recv()
+        except EOFError:
+            raise RuntimeError(f"updater process exited (code {self.process.exitcode})") from None
+        if isinstance(reply, str):
+            raise RuntimeError(f"updater process failed:\n{reply}")
+        return reply
+
+    def _free(self) -> None:
+        if self._shared is not None:
+            self._shared.close()
+            self._shared.unlink()
+            self._shared = None
+
+    def close(self) -> None:
+        """Stop the process."""
+        try:
+            self.conn.send(("close", ()))
+        except (OSError, BrokenPipeError):
+            pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
+        self.conn.close()
+        self._free()
+
+
+def _serve(conn, start: tuple) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import torch
+
+    cfg_dict, net_args, weights, optimiser_state, rng, threads = start
+    torch.set_num_threads(threads)
+    cfg = TrainConfig.from_dict(cfg_dict)
+    net = build_network(*net_args)
+    net.load_state_dict(weights)
+    optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    optimiser.load_state_dict(optimiser_state)
+    while True:
+        try:
+            command, args = conn.recv()
+        except EOFError:
+            return
+        if command == "close":
+            return
+        try:
+            if command == "update":
+                name, layout, train_actor = args
+                shared = shared_memory.SharedMemory(name=name)  # the learner's block: it unlinks it
+                arrays = tuple(np.ndarray(shape, np.dtype(dtype), shared.buf, offset).copy()
+                               for shape, dtype, offset in layout)
+                shared.close()
+                losses, entropy = ppo_update(net, optimiser, arrays, cfg, rng, train_actor=train_actor)
+                reply = (losses, entropy, net.state_dict())
+            else:
+                reply = optimiser.state_dict()
+        except Exception:
+            reply = traceback.format_exc()
+        conn.send(reply)
