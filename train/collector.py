@@ -14,9 +14,7 @@ With 0 the single collector runs in the learner's own process.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import signal
-import threading
 import traceback
 from dataclasses import dataclass, field
 
@@ -27,6 +25,7 @@ from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
 from uno_env.vector import VectorGames
 
+from . import worker
 from .config import TrainConfig
 from .privileged import PrivilegedEncoder
 
@@ -170,20 +169,7 @@ class CollectorProcess:
     """A collector in a worker process: ``submit`` returns at once, ``result`` waits for the reply."""
 
     def __init__(self, cfg: TrainConfig, index: int, share: list[int]):
-        ctx = mp.get_context("spawn")  # a clean interpreter: no copied torch threads or open files
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve, args=(child, cfg.to_dict(), index, share), daemon=True,
-                                   name=f"uno-collector-{index}")
-        # started with Ctrl-C ignored (a spawned interpreter keeps an ignored SIGINT ignored): a Ctrl-C
-        # while it imports must not kill it; the learner handles Ctrl-C and stops the workers itself
-        ignoring = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
-        try:
-            self.process.start()
-        finally:
-            if ignoring:
-                signal.signal(signal.SIGINT, previous)
-        child.close()
+        self.conn, self.process = worker.start(_serve, (cfg.to_dict(), index, share), f"uno-collector-{index}")
 
     def submit(self, command: str, *args) -> None:
         """Send ``command`` to the worker."""
@@ -191,13 +177,7 @@ class CollectorProcess:
 
     def result(self) -> Request:
         """The worker's reply to the last command (its error, with the worker's traceback, is raised here)."""
-        try:
-            reply = self.conn.recv()
-        except EOFError:
-            raise RuntimeError(f"collector worker {self.process.name} exited (code {self.process.exitcode})") from None
-        if isinstance(reply, str):
-            raise RuntimeError(f"collector worker {self.process.name} failed:\n{reply}")
-        return reply
+        return worker.receive(self.conn, self.process, f"collector worker {self.process.name}")
 
     def send_snapshots(self, policies: list[PolicyFile], seed: int) -> None:
         """Replace the worker pool's snapshots (no reply)."""
@@ -205,14 +185,7 @@ class CollectorProcess:
 
     def close(self) -> None:
         """Stop the worker."""
-        try:
-            self.conn.send(("close", ()))
-        except (OSError, BrokenPipeError):
-            pass
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.terminate()
-        self.conn.close()
+        worker.stop(self.conn, self.process)
 
 
 def _serve(conn, cfg_dict: dict, index: int, share: list[int]) -> None:

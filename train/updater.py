@@ -11,14 +11,13 @@ gives the same run.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
-from multiprocessing import shared_memory
 import signal
-import threading
 import traceback
+from multiprocessing import shared_memory
 
 import numpy as np
 
+from . import worker
 from .config import TrainConfig
 from .network import build_network, ppo_update
 
@@ -28,18 +27,8 @@ class UpdaterProcess:
 
     def __init__(self, cfg: TrainConfig, net_args: tuple, net, optimiser, rng: np.random.Generator,
                  threads: int):
-        ctx = mp.get_context("spawn")  # a clean interpreter: no copied torch threads or open files
-        self.conn, child = ctx.Pipe()
         start = (cfg.to_dict(), net_args, net.state_dict(), optimiser.state_dict(), rng, threads)
-        self.process = ctx.Process(target=_serve, args=(child, start), daemon=True, name="uno-updater")
-        ignoring = threading.current_thread() is threading.main_thread()  # Ctrl-C is the learner's to handle
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignoring else None
-        try:
-            self.process.start()
-        finally:
-            if ignoring:
-                signal.signal(signal.SIGINT, previous)
-        child.close()
+        self.conn, self.process = worker.start(_serve, (start,), "uno-updater")
         self.busy = False
         self._shared: shared_memory.SharedMemory | None = None  # the batch of the update in flight
 
@@ -74,13 +63,7 @@ class UpdaterProcess:
         return self._reply()
 
     def _reply(self):
-        try:
-            reply = self.conn.recv()
-        except EOFError:
-            raise RuntimeError(f"updater process exited (code {self.process.exitcode})") from None
-        if isinstance(reply, str):
-            raise RuntimeError(f"updater process failed:\n{reply}")
-        return reply
+        return worker.receive(self.conn, self.process, "updater process")
 
     def _free(self) -> None:
         if self._shared is not None:
@@ -90,14 +73,7 @@ class UpdaterProcess:
 
     def close(self) -> None:
         """Stop the process."""
-        try:
-            self.conn.send(("close", ()))
-        except (OSError, BrokenPipeError):
-            pass
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.terminate()
-        self.conn.close()
+        worker.stop(self.conn, self.process)
         self._free()
 
 
