@@ -192,13 +192,7 @@ def _serve(conn, cfg_dict: dict, index: int, share: list[int]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the learner's to handle
     collector = Collector(TrainConfig.from_dict(cfg_dict), index, share)
     failure = None  # a traceback (text: any exception pickles as text) owed as the next reply
-    while True:
-        try:
-            command, args = conn.recv()
-        except EOFError:
-            return
-        if command == "close":
-            return
+    for command, args in worker.commands(conn):
         try:
             result = getattr(collector, command)(*args)
         except Exception:

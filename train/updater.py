@@ -88,13 +88,7 @@ def _serve(conn, start: tuple) -> None:
     net.load_state_dict(weights)
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     optimiser.load_state_dict(optimiser_state)
-    while True:
-        try:
-            command, args = conn.recv()
-        except EOFError:
-            return
-        if command == "close":
-            return
+    for command, args in worker.commands(conn):
         try:
             if command == "update":
                 name, layout, train_actor = args

@@ -35,6 +35,18 @@ def receive(conn, process, what: str):
     return reply
 
 
+def commands(conn):
+    """In the worker: the learner's ``(command, args)`` messages, until it says close or goes away."""
+    while True:
+        try:
+            command, args = conn.recv()
+        except EOFError:
+            return
+        if command == "close":
+            return
+        yield command, args
+
+
 def stop(conn, process) -> None:
     """Ask the worker to close, wait up to 5 s, then terminate it; close the pipe."""
     try:
