@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import signal
 import traceback
-from multiprocessing import shared_memory
 
 import numpy as np
 
@@ -30,29 +29,16 @@ class UpdaterProcess:
         start = (cfg.to_dict(), net_args, net.state_dict(), optimiser.state_dict(), rng, threads)
         self.conn, self.process = worker.start(_serve, (start,), "uno-updater")
         self.busy = False
-        self._shared: shared_memory.SharedMemory | None = None  # the batch of the update in flight
 
     def submit(self, arrays: tuple, train_actor: bool) -> None:
-        """Start an update on ``arrays`` (``network.batch_arrays``); returns at once.
-
-        The arrays go through a shared-memory block (a pipe moves a batch of observations several
-        times slower), which the learner frees when the update's result comes back.
-        """
-        size = sum(a.nbytes for a in arrays)
-        self._shared = shared_memory.SharedMemory(create=True, size=max(size, 1))
-        layout, offset = [], 0
-        for a in arrays:
-            np.ndarray(a.shape, a.dtype, self._shared.buf, offset)[...] = a
-            layout.append((a.shape, a.dtype.str, offset))
-            offset += a.nbytes
-        self.conn.send(("update", (self._shared.name, layout, train_actor)))
+        """Start an update on ``arrays`` (``network.batch_arrays``); returns once they are sent."""
+        self.conn.send(("update", (arrays, train_actor)))
         self.busy = True
 
     def result(self) -> tuple:
         """Wait for the update: (losses, entropy, the network's new state dict)."""
         reply = self._reply()
         self.busy = False
-        self._free()
         return reply
 
     def optimiser_state(self) -> dict:
@@ -65,16 +51,9 @@ class UpdaterProcess:
     def _reply(self):
         return worker.receive(self.conn, self.process, "updater process")
 
-    def _free(self) -> None:
-        if self._shared is not None:
-            self._shared.close()
-            self._shared.unlink()
-            self._shared = None
-
     def close(self) -> None:
         """Stop the process."""
         worker.stop(self.conn, self.process)
-        self._free()
 
 
 def _serve(conn, start: tuple) -> None:
@@ -91,11 +70,7 @@ def _serve(conn, start: tuple) -> None:
     for command, args in worker.commands(conn):
         try:
             if command == "update":
-                name, layout, train_actor = args
-                shared = shared_memory.SharedMemory(name=name)  # the learner's block: it unlinks it
-                arrays = tuple(np.ndarray(shape, np.dtype(dtype), shared.buf, offset).copy()
-                               for shape, dtype, offset in layout)
-                shared.close()
+                arrays, train_actor = args
                 losses, entropy = ppo_update(net, optimiser, arrays, cfg, rng, train_actor=train_actor)
                 reply = (losses, entropy, net.state_dict())
             else:
