@@ -301,13 +301,13 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                     board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
             save_checkpoint()
 
-    def take_update() -> None:
-        """Load the updater's new weights and finish its update's bookkeeping."""
+    def take_update() -> tuple:
+        """Load the updater's new weights; returns that update's (decisions, losses, entropy, oracle keep)."""
         losses, entropy, weights = updater.result()
         net.load_state_dict(weights)
         learned, shown = pending
         pending[:] = [0, 0.0]
-        after_update(learned, losses, entropy, shown)
+        return learned, losses, entropy, shown
 
     def save_checkpoint() -> None:
         """The network, the optimiser (the updater's, when overlapped) and the step count."""
@@ -320,9 +320,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         optimiser, then stop the updater; from here the learner's own network and optimiser are current."""
         nonlocal updater, steps
         if updater.busy:
-            net.load_state_dict(updater.result()[2])
-            steps += pending[0]
-            pending[:] = [0, 0.0]
+            steps += take_update()[0]
         optimiser.load_state_dict(updater.optimiser_state())
         updater.close()
         updater = None
@@ -376,7 +374,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                     continue
                 shown = cfg.oracle_keep(steps)  # what the actor was shown while collecting this batch
                 if updater is not None and updater.busy:  # the previous batch's update ran beside this collection
-                    take_update()
+                    after_update(*take_update())
                 # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
                 train_actor = steps >= cfg.critic_warmup_steps
                 if updater is None:
@@ -387,7 +385,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                     pending[:] = [len(batch), shown]
             if updater is not None:
                 if updater.busy:
-                    take_update()
+                    after_update(*take_update())
                 settle_updater()
         except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
             stop.requested = True
