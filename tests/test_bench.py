@@ -105,6 +105,23 @@ def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
     assert len(ceiling) == 1 and "4 epochs allow at most" in ceiling[0] and "the best sb3 row" in ceiling[0]
 
 
+def test_bench_train_minibatch_is_shared_and_bounded(capsys):
+    from train.benchmark import learning
+    from train.cli import main
+    from train.config import TrainConfig
+
+    entries = learning.contenders("classic", 2, [32], minibatch=2048)
+    assert {o["batch_size"] for _, o in entries} == {2048}  # every trainer at the same minibatch
+    for _, overrides in entries:  # each is a valid config, and one SB3 rollout holds a minibatch
+        cfg = TrainConfig.from_dict(overrides)
+        if cfg.algo == "sb3":
+            assert cfg.n_envs * cfg.n_steps >= cfg.batch_size
+    assert {o["batch_size"] for _, o in learning.contenders("classic", 2, [32])} == {learning.SHARED["batch_size"]}
+    with pytest.raises(SystemExit):
+        main(["bench", "train", "--minibatch", str(learning.MAX_MINIBATCH + 1)])
+    assert f"must be at most {learning.MAX_MINIBATCH}" in capsys.readouterr().err
+
+
 def test_learning_curves_are_copied_and_plotted(tmp_path):
     from train.evaluation import curves
 

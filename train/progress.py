@@ -120,15 +120,27 @@ class Progress:
 
 
 class StopRequest:
-    """While entered (in the main thread): the first Ctrl-C sets ``requested``, a second raises KeyboardInterrupt."""
+    """While entered (in the main thread): the first Ctrl-C sets ``requested``, a second raises KeyboardInterrupt.
+
+    Inside ``shielded()`` the second Ctrl-C waits for the end of the block, so that a message to a
+    worker process is never cut in half; with ``finishing=True`` (the run is already stopping) it is
+    not raised at all.
+    """
 
     def __init__(self):
         self.requested = False
         self.previous = None
+        self.shields = 0
+        self.deferred = False
 
     def _handle(self, signum, frame) -> None:
         if self.requested:
-            raise KeyboardInterrupt
+            if not self.shields:
+                raise KeyboardInterrupt
+            self.deferred = True
+            with contextlib.suppress(OSError):
+                os.write(2, b"\ntrain: stopping as soon as the update process has answered (a few seconds at most)\n")
+            return
         self.requested = True
         # os.write, not print: a signal handler may run in the middle of another write to the same stream
         with contextlib.suppress(OSError):
@@ -144,3 +156,16 @@ class StopRequest:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
             self.previous = None
+
+    @contextlib.contextmanager
+    def shielded(self, finishing: bool = False):
+        """Hold a second Ctrl-C until the block ends (then raise it, unless ``finishing``)."""
+        self.shields += 1
+        try:
+            yield
+        finally:
+            self.shields -= 1
+        if self.deferred and not self.shields:
+            self.deferred = False
+            if not finishing:
+                raise KeyboardInterrupt

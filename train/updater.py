@@ -11,6 +11,7 @@ gives the same run.
 """
 from __future__ import annotations
 
+import copy
 import signal
 import traceback
 
@@ -42,11 +43,12 @@ class UpdaterProcess:
         return reply
 
     def optimiser_state(self) -> dict:
-        """The optimiser's state as of the last finished update (for a checkpoint)."""
+        """A copy of the optimiser's state as of the last finished update (for a checkpoint)."""
         if self.busy:
             raise RuntimeError("the updater is busy: take its result before asking for the optimiser")
         self.conn.send(("optimiser", ()))
-        return self._reply()
+        # torch sends tensors through a pipe as shared memory: copy, or the updater's next step changes them
+        return copy.deepcopy(self._reply())
 
     def _reply(self):
         return worker.receive(self.conn, self.process, "updater process")
@@ -61,12 +63,18 @@ def _serve(conn, start: tuple) -> None:
     import torch
 
     cfg_dict, net_args, weights, optimiser_state, rng, threads = start
-    torch.set_num_threads(threads)
-    cfg = TrainConfig.from_dict(cfg_dict)
-    net = build_network(*net_args)
-    net.load_state_dict(weights)
-    optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    optimiser.load_state_dict(optimiser_state)
+    try:
+        torch.set_num_threads(threads)
+        cfg = TrainConfig.from_dict(cfg_dict)
+        net = build_network(*net_args)
+        net.load_state_dict(weights)
+        optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        optimiser.load_state_dict(optimiser_state)
+    except Exception:  # every request then gets the start-up failure, so the learner shows it
+        failure = traceback.format_exc()
+        for _ in worker.commands(conn):
+            conn.send(failure)
+        return
     for command, args in worker.commands(conn):
         try:
             if command == "update":

@@ -29,6 +29,7 @@ def receive(conn, process, what: str):
     try:
         reply = conn.recv()
     except EOFError:
+        process.join(timeout=1)  # reaped, so the exit code is known (a killed worker: minus the signal)
         raise RuntimeError(f"{what} exited (code {process.exitcode})") from None
     if isinstance(reply, str):
         raise RuntimeError(f"{what} failed:\n{reply}")
@@ -56,4 +57,5 @@ def stop(conn, process) -> None:
     process.join(timeout=5)
     if process.is_alive():
         process.terminate()
+        process.join(timeout=1)  # reaped: no zombie left behind in a long-lived caller
     conn.close()

@@ -28,9 +28,14 @@ SHARED = dict(n_epochs=4, batch_size=256, learning_rate=3e-4, eval_every=10**9, 
               opponents={"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
 
 
-def contenders(variant: str, players: int, net: list[int]) -> list[tuple[str, dict]]:
+#: The largest ``--minibatch``: one SB3 rollout (8 environments x 256 steps) must hold a whole minibatch.
+MAX_MINIBATCH = 2048
+
+
+def contenders(variant: str, players: int, net: list[int], minibatch: int = SHARED["batch_size"]
+               ) -> list[tuple[str, dict]]:
     """(label, config overrides) of every trainer measured."""
-    base = dict(variant=variant, num_players=players, net_arch=net, **SHARED)
+    base = dict(variant=variant, num_players=players, net_arch=net, **dict(SHARED, batch_size=minibatch))
     return [
         ("native ppo, sb3's league (num_games=128)", dict(base, algo="ppo", num_games=128, n_steps=64)),
         ("native ppo, sb3's league, 2 collector workers", dict(base, algo="ppo", num_games=128, n_steps=64,
@@ -65,9 +70,9 @@ def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[in
 
 
 def measure(variant: str, players: int, net: list[int], native_steps: int, sb3_steps: int,
-            rounds: int) -> list[dict]:
+            rounds: int, minibatch: int = SHARED["batch_size"]) -> list[dict]:
     """Rows of label, decisions learned, seconds and samples/s, the contenders' slices interleaved."""
-    entries = contenders(variant, players, net)
+    entries = contenders(variant, players, net, minibatch)
     totals = {label: [0, 0.0] for label, _ in entries}
     with tempfile.TemporaryDirectory(prefix="uno-bench-train-") as tmp:
         index = 0
@@ -82,7 +87,8 @@ def measure(variant: str, players: int, net: list[int], native_steps: int, sb3_s
             for label, (s, t) in totals.items()]
 
 
-def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30) -> dict:
+def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30,
+                   minibatch: int = SHARED["batch_size"]) -> dict:
     """The PPO update alone on one torch thread: seconds per sample of one forward, backward and Adam
     step at the shared minibatch size, and the samples/s that ``n_epochs`` such passes allow at best."""
     import time
@@ -99,8 +105,8 @@ def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30
     size = ObservationEncoder(game).size
     net_ = build_network(size, game.num_actions, net)
     optimiser = torch.optim.Adam(net_.parameters(), lr=SHARED["learning_rate"])
-    obs = torch.randn(SHARED["batch_size"], size)
-    mask = torch.ones(SHARED["batch_size"], game.num_actions, dtype=torch.int8)
+    obs = torch.randn(minibatch, size)
+    mask = torch.ones(minibatch, game.num_actions, dtype=torch.int8)
 
     def one_pass() -> None:
         logits, value = net_(obs, mask)
@@ -113,17 +119,18 @@ def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30
     start = time.perf_counter()
     for _ in range(repeats):
         one_pass()
-    per_sample = (time.perf_counter() - start) / (repeats * SHARED["batch_size"])
+    per_sample = (time.perf_counter() - start) / (repeats * minibatch)
     weights = sum(p.numel() for name, p in net_.named_parameters() if name.endswith("weight"))
     return {"seconds_per_sample": per_sample, "gflops": 6 * weights / per_sample / 1e9,
             "ceiling": 1 / (SHARED["n_epochs"] * per_sample)}
 
 
-def print_table(rows: list[dict], variant: str, players: int, net: list[int], ceiling: dict | None = None) -> None:
+def print_table(rows: list[dict], variant: str, players: int, net: list[int], ceiling: dict | None = None,
+                minibatch: int = SHARED["batch_size"]) -> None:
     """The measurements with each trainer's ratio to the fastest SB3 contender."""
     reference = max((r for r in rows if r["name"].startswith("sb3")), key=lambda r: r["rate"])
-    print(f"{variant} {players}p, network {net}, slices interleaved; learning samples/s = decisions learned "
-          "from per second, updates included")
+    print(f"{variant} {players}p, network {net}, minibatch {minibatch}, {SHARED['n_epochs']} epochs, slices "
+          "interleaved; learning samples/s = decisions learned from per second, updates included")
     print(f"{'trainer':<48}{'samples':>10}{'seconds':>9}{'samples/s':>11}{'vs best sb3':>13}")
     for r in rows:
         other_work = "every seat" in r["name"]

@@ -24,6 +24,7 @@ reports the Gymnasium single-agent env. RLCard is optional: ``pip install 'uno-e
 """
 from __future__ import annotations
 
+import argparse
 import time
 from typing import Callable
 
@@ -32,6 +33,7 @@ import numpy as np
 from uno_env import Game
 
 from ..arg_types import positive_float, positive_int
+from .learning import MAX_MINIBATCH, SHARED
 
 POLICIES = ("matched", "uniform")
 
@@ -306,6 +308,8 @@ def add_parser(sub) -> None:
                    help="matched: RLCard's random agent's choices; uniform: any legal id")
     p.add_argument("--net", type=positive_int, nargs="+", default=[256, 256],
                    help="train: hidden layer sizes of both trainers' networks (default: 256 256)")
+    p.add_argument("--minibatch", type=minibatch_size, default=SHARED["batch_size"],
+                   help=f"train: PPO minibatch size of both trainers, 1 to {MAX_MINIBATCH} (default: %(default)s)")
     p.add_argument("--native-steps", type=positive_int, default=300_000,
                    help="train: decisions per native PPO slice (default: %(default)s)")
     p.add_argument("--sb3-steps", type=positive_int, default=16_384,
@@ -319,6 +323,15 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
+def minibatch_size(text: str) -> int:
+    """``--minibatch``: a whole number from 1 to ``MAX_MINIBATCH`` (one SB3 rollout must hold a minibatch)."""
+    value = positive_int(text)
+    if value > MAX_MINIBATCH:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_MINIBATCH} (the SB3 path's rollout, 8 environments "
+                                         f"x 256 steps, must hold a whole minibatch); got {value}")
+    return value
+
+
 def run(args) -> int:
     """Run the measurements and print a table."""
     for players in args.players:  # bad input is refused before any table is printed
@@ -328,9 +341,9 @@ def run(args) -> int:
 
         for players in args.players:
             rows = learning.measure(args.variant, players, list(args.net), args.native_steps, args.sb3_steps,
-                                    args.rounds)
-            ceiling = learning.update_ceiling(args.variant, players, list(args.net))
-            learning.print_table(rows, args.variant, players, list(args.net), ceiling)
+                                    args.rounds, args.minibatch)
+            ceiling = learning.update_ceiling(args.variant, players, list(args.net), minibatch=args.minibatch)
+            learning.print_table(rows, args.variant, players, list(args.net), ceiling, args.minibatch)
         return 0
     if args.target == "search":
         from . import search
