@@ -66,6 +66,25 @@ def test_the_checkpoint_holds_the_updaters_optimiser_and_resumes(tmp_path):
     assert more["timesteps"] >= 6_000 and more["trained_timesteps"] == more["timesteps"] - first["timesteps"]
 
 
+def _interrupted_then_resumed(tmp_path, monkeypatch, target, name: str, replacement) -> None:
+    """Train with ``target.name`` replaced (it raises Ctrl-Cs), check the saved run agrees with itself, resume it."""
+    real = getattr(target, name)
+    monkeypatch.setattr(target, name, replacement)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        summary = native_ppo.train(_cfg(tmp_path, total_timesteps=50_000, overlap_update=True), progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert summary["interrupted"] and 0 < summary["timesteps"] < 50_000
+    # the update in flight is kept: the checkpoint and the policy count the same decisions
+    assert torch.load(summary["checkpoint"], weights_only=True)["steps"] == summary["timesteps"]
+    assert load_agent(summary["run_dir"] + "/policy", Game()).policy.metadata["training_steps"] == summary["timesteps"]
+    monkeypatch.setattr(target, name, real)
+    more = native_ppo.train(_cfg(tmp_path, total_timesteps=summary["timesteps"] + 1_000, overlap_update=True),
+                            resume=summary["run_dir"], progress=False)
+    assert more["timesteps"] >= summary["timesteps"] + 1_000 and not more["interrupted"]
+
+
 def test_ctrl_c_keeps_the_update_in_flight_and_a_resumable_checkpoint(tmp_path, monkeypatch):
     calls = {"n": 0}
     real_step = VectorGames.step
@@ -76,19 +95,7 @@ def test_ctrl_c_keeps_the_update_in_flight_and_a_resumable_checkpoint(tmp_path, 
             signal.raise_signal(signal.SIGINT)
         return real_step(self, actions)
 
-    monkeypatch.setattr(VectorGames, "step", step_then_interrupt)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        summary = native_ppo.train(_cfg(tmp_path, total_timesteps=50_000, overlap_update=True), progress=False)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert summary["interrupted"] and 0 < summary["timesteps"] < 50_000
-    assert torch.load(summary["checkpoint"], weights_only=True)["steps"] == summary["timesteps"]
-    assert load_agent(summary["run_dir"] + "/policy", Game()).policy.metadata["training_steps"] == summary["timesteps"]
-    monkeypatch.setattr(VectorGames, "step", real_step)
-    more = native_ppo.train(_cfg(tmp_path, total_timesteps=summary["timesteps"] + 1_000, overlap_update=True),
-                            resume=summary["run_dir"], progress=False)
-    assert more["timesteps"] >= summary["timesteps"] + 1_000 and not more["interrupted"]
+    _interrupted_then_resumed(tmp_path, monkeypatch, VectorGames, "step", step_then_interrupt)
 
 
 def test_ctrl_c_pressed_three_times_while_the_updater_answers_still_saves(tmp_path, monkeypatch, capfd):
@@ -103,21 +110,8 @@ def test_ctrl_c_pressed_three_times_while_the_updater_answers_still_saves(tmp_pa
             signal.raise_signal(signal.SIGINT)
         return real_reply(self)
 
-    monkeypatch.setattr(UpdaterProcess, "_reply", reply_under_ctrl_c)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        summary = native_ppo.train(_cfg(tmp_path, total_timesteps=50_000, overlap_update=True), progress=False)
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    assert summary["interrupted"] and 0 < summary["timesteps"] < 50_000
-    # the update the learner was waiting for is kept: checkpoint, policy and progress log agree
-    assert torch.load(summary["checkpoint"], weights_only=True)["steps"] == summary["timesteps"]
-    assert load_agent(summary["run_dir"] + "/policy", Game()).policy.metadata["training_steps"] == summary["timesteps"]
+    _interrupted_then_resumed(tmp_path, monkeypatch, UpdaterProcess, "_reply", reply_under_ctrl_c)
     assert "stopping as soon as the update process has answered" in capfd.readouterr().err
-    monkeypatch.setattr(UpdaterProcess, "_reply", real_reply)
-    more = native_ppo.train(_cfg(tmp_path, total_timesteps=summary["timesteps"] + 1_000, overlap_update=True),
-                            resume=summary["run_dir"], progress=False)
-    assert more["timesteps"] >= summary["timesteps"] + 1_000 and not more["interrupted"]
 
 
 def test_the_learner_and_the_updater_split_the_threads(tmp_path):
