@@ -21,7 +21,7 @@ run: $(STAMP)
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
-## test-quick: everything but the long invariant simulations (about 40 seconds)
+## test-quick: everything but the long invariant simulations (about 4 minutes)
 test-quick: $(STAMP) chromium
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow"
 
