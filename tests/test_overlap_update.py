@@ -114,15 +114,24 @@ def test_ctrl_c_pressed_three_times_while_the_updater_answers_still_saves(tmp_pa
     assert "stopping as soon as the update process has answered" in capfd.readouterr().err
 
 
-def test_the_learner_and_the_updater_split_the_threads(tmp_path):
+def test_the_learner_and_the_updater_split_the_threads(tmp_path, monkeypatch):
     # two processes with all of torch's threads each oversubscribe the cores (3.5 times slower, measured)
+    from train.updater import UpdaterProcess
+
     before = torch.get_num_threads()
-    seen = []
+    seen, handed = [], []
+    real_init = UpdaterProcess.__init__
+
+    def recording_init(self, cfg, net_args, net, optimiser, rng, threads):
+        handed.append(threads)
+        real_init(self, cfg, net_args, net, optimiser, rng, threads)
+
+    monkeypatch.setattr(UpdaterProcess, "__init__", recording_init)
     torch.set_num_threads(4)
     try:
         native_ppo.train(_cfg(tmp_path, total_timesteps=3_000, overlap_update=True), progress=False,
                          on_update=lambda steps, export: seen.append(torch.get_num_threads()))
-        assert seen and set(seen) == {2}  # the learner's half; the updater is handed the same
+        assert seen and set(seen) == {2} and handed == [2]  # the learner's half, and the updater's
         assert torch.get_num_threads() == 4  # and the caller's setting is back afterwards
     finally:
         torch.set_num_threads(before)
