@@ -141,6 +141,14 @@ class ISMCTSAgent:
             return obvious
         return None
 
+    def world(self, state: State, me: int, rng: np.random.Generator) -> State:
+        """One iteration's world: ``state`` with what seat ``me`` cannot see redrawn (``Game.sample_hidden``)."""
+        return self.game.sample_hidden(state, me, rng, share_rng=True, void_weight=self.options["void_weight"])
+
+    def opponent_model(self):
+        """``choose(world, legal, rng)`` for the other seats outside the tree, or None when they search."""
+        return self.rollout.choose if self.options["opponents"] == "rollout" else None
+
     def root_visits(self, state: State) -> dict[int, int]:
         """One search from ``state``: how often each of the deciding seat's actions was chosen at the root."""
         g = self.game
@@ -152,11 +160,10 @@ class ISMCTSAgent:
         limit = opts["rollout_depth"]
         deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
         step, legal_of, rollout, obvious, leaf = g.step, g.legal_actions, self.rollout.choose, self.obvious, self.leaf
-        void_weight = opts["void_weight"]
-        modelled = opts["opponents"] == "rollout"  # the other seats play the rollout policy, outside the tree
+        world_of, model = self.world, self.opponent_model()
         done = 0
         for done in range(1, opts["iterations"] + 1):
-            world = g.sample_hidden(state, me, rng, share_rng=True, void_weight=void_weight)
+            world = world_of(state, me, rng)
             node, path = root, []
             while not world.is_over:  # selection, then one expansion
                 acts = legal_of(world)
@@ -168,8 +175,8 @@ class ISMCTSAgent:
                 if a is not None and a in acts:
                     step(world, a)
                     continue
-                if modelled and p != me:
-                    step(world, rollout(world, acts, rng))
+                if model is not None and p != me:
+                    step(world, model(world, acts, rng))
                     continue
                 children = node.children
                 fresh = [a for a in acts if (p, a) not in children]
@@ -197,7 +204,11 @@ class ISMCTSAgent:
                 path.append(node)
             moves = 0
             while not world.is_over and moves < limit:  # rollout
-                step(world, rollout(world, legal_of(world), rng))
+                acts = legal_of(world)
+                if model is not None and world.current_seat != me and len(acts) > 1:
+                    step(world, model(world, acts, rng))
+                else:
+                    step(world, rollout(world, acts, rng))
                 moves += 1
             result = world.returns if world.is_over else leaf(world)
             for node in path:

@@ -124,3 +124,66 @@ def test_aec_to_parallel_refuses_the_turn_based_env():
 
     with pytest.raises(AssertionError, match="is_parallelizable"):
         aec_to_parallel(uno_env.env(variant="classic", num_players=2))
+
+
+def test_information_bound_searches_see_the_real_hands_and_model_the_heuristic():
+    """The seeing search's worlds keep every real hand (the draw pile only reordered); the modelling search moves
+    the other seats as the heuristic does; the seeing search plays legal moves, and refuses Flip."""
+    import agents
+    from agents.search import ISMCTSAgent
+    from uno_env import Game
+    from uno_env.observation import ObservationEncoder
+
+    bound = _load("information_bound")
+    g = Game("classic", 4)
+    s = g.new_state(3)
+    seeing = bound.SeesAllModelsHeuristicSearch(g, 0, iterations=30)
+    worlds = [seeing.world(s, s.current_seat, np.random.default_rng(i)) for i in range(3)]
+    assert all(w.hands == s.hands and sorted(w.draw_pile) == sorted(s.draw_pile) for w in worlds)
+    assert any(w.draw_pile != s.draw_pile for w in worlds)
+    fair = ISMCTSAgent(g, 0).world(s, s.current_seat, np.random.default_rng(0))
+    assert fair.hands != s.hands  # what the fair search does instead: redraw them
+
+    heuristic, enc = agents.load("heuristic", g, seed=0), ObservationEncoder(g)
+    modelled = 0
+    while not s.is_over and modelled < 20:
+        legal = g.legal_actions(s)
+        if s.current_seat == 0:
+            action = seeing.act_state(s)
+        else:
+            action = heuristic.act(enc.encode(s, s.current_seat), g.legal_action_mask(s))
+            if len(legal) > 1:  # the model, given the same tie-breaking generator, moves as the heuristic did
+                heuristic.rng, seeing.rng = np.random.default_rng(modelled), np.random.default_rng(modelled)
+                expected = heuristic.act(enc.encode(s, s.current_seat), g.legal_action_mask(s))
+                assert seeing.opponent_model()(s, legal, seeing.rng) == expected
+                modelled += 1
+        assert action in legal
+        g.step(s, action)
+    assert modelled > 0
+    with pytest.raises(ValueError, match="one-sided decks only"):
+        bound.sees_all(Game("flip", 2), 0)
+
+
+def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, monkeypatch):
+    """fit-belief writes a weights file the belief search loads (without unpickling code); the search deals the
+    other hands by the network's rows and plays legal moves; a missing file is an error naming the fix."""
+    from uno_env import Game
+
+    bound = _load("information_bound")
+    out = tmp_path / "belief.pt"
+    report = bound.main(["fit-belief", "--games", "6", "--epochs", "2", "--out", str(out)])
+    assert report["rows"] > 20 and np.isfinite(report["belief"]) and report["uniform"] > 2.0
+    g = Game("classic", 4)
+    monkeypatch.setenv("UNO_BELIEF", str(out))
+    agent = bound.belief(g, 0)
+    agent.options["iterations"] = 20
+    s = g.new_state(1)
+    action = agent.act_state(s)
+    assert action in g.legal_actions(s)
+    weights = agent.weights
+    me = s.current_seat
+    assert weights.shape == (4, g.num_kinds) and np.all(weights[me] == 1) and np.all(weights > 0)
+    assert not np.allclose(weights[(me + 1) % 4], 1)
+    monkeypatch.setenv("UNO_BELIEF", str(tmp_path / "missing.pt"))
+    with pytest.raises(ValueError, match="fit-belief"):
+        bound.belief(g, 0)

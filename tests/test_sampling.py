@@ -144,6 +144,48 @@ def test_void_weight_keeps_a_colour_out_of_the_hand_that_drew_on_it():
         g.sample_hidden(s, 0, rng, void_weight=1.5)
 
 
+def test_kind_weights_deal_each_hand_by_its_row():
+    """A belief per hand: a zero keeps a kind out of that hand while other cards remain, a large weight pulls it
+    in, other seats' rows do not bleed into it; cards and every public fact are kept; the same generator gives
+    the same sample."""
+    g = Game("classic", 3)
+    s = g.state_from_spec({"players": 3, "discard": ["G5"], "hands": [["R1", "W4"], ["Y1", "B2", "B7"], ["B1", "G2"]],
+                           "draw_pile": ["R9", "G9", "B9", "Y9", "W", "R2", "G3", "Y4"]})
+    enc = ObservationEncoder(g)
+    y9, wild = g.parse_card("Y9"), g.parse_card("W")
+    weights = np.ones((3, g.num_kinds))
+    weights[1, y9] = 0.0     # seat 1 cannot hold Y9 ...
+    weights[2, wild] = 50.0  # ... and seat 2 very likely holds the wild
+    rng = np.random.default_rng(0)
+    samples = [g.sample_hidden(s, 0, rng, kind_weights=weights) for _ in range(600)]
+    for t in samples[:50]:
+        assert all_cards(g, t) == all_cards(g, s) and t.hand_size == s.hand_size
+        assert np.array_equal(enc.encode(s, 0), enc.encode(t, 0))
+    uniform = [g.sample_hidden(s, 0, rng) for _ in range(600)]
+    assert sum(t.hands[1][y9] for t in samples) == 0 and sum(t.hands[1][y9] for t in uniform) > 15
+    assert np.mean([t.hands[2][wild] for t in samples]) > 0.8 > 2 * np.mean([t.hands[2][wild] for t in uniform])
+    a = g.sample_hidden(s, 0, np.random.default_rng(5), kind_weights=weights)
+    b = g.sample_hidden(s, 0, np.random.default_rng(5), kind_weights=weights)
+    assert a.hands == b.hands and a.draw_pile == b.draw_pile
+
+
+@pytest.mark.parametrize("weights, message", [
+    (np.ones((2, 54)), r"shape \(players, kinds\) = \(3, 54\); got \(2, 54\)"),
+    (-np.ones((3, 54)), "finite and >= 0"),
+    (np.full((3, 54), np.nan), "finite and >= 0"),
+])
+def test_bad_kind_weights_are_refused_naming_the_rule(weights, message):
+    g = Game("classic", 3)
+    with pytest.raises(ValueError, match=message):
+        g.sample_hidden(g.new_state(0), 0, np.random.default_rng(0), kind_weights=weights)
+
+
+def test_kind_weights_are_refused_for_flip():
+    g = Game("flip", 3)
+    with pytest.raises(ValueError, match="one-sided decks only"):
+        g.sample_hidden(g.new_state(0), 0, np.random.default_rng(0), kind_weights=np.ones((3, g.num_kinds)))
+
+
 def test_flip_slots_keep_their_back_faces_and_take_every_matching_card():
     """With the fixed (published, so known) pairing, slots are refilled with real cards of the deck."""
     g = Game("flip", 3, **{"flip.pairing": "fixed"})

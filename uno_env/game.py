@@ -210,11 +210,11 @@ class Game:
         return state.clone()
 
     def sample_hidden(self, state: State, seat: int, rng: np.random.Generator, share_rng: bool = False,
-                      void_weight: float = 1.0) -> State:
+                      void_weight: float = 1.0, kind_weights: np.ndarray | None = None) -> State:
         """A copy of ``state`` with everything ``seat`` cannot see redrawn at random (``uno_env/sampling.py``)."""
         from .sampling import sample_hidden
 
-        return sample_hidden(self, state, seat, rng, share_rng, void_weight)
+        return sample_hidden(self, state, seat, rng, share_rng, void_weight, kind_weights)
 
     # ----------------------------------------------------------------- legal actions
 

@@ -60,17 +60,21 @@ def known_cards(s: State, seat: int) -> dict[int, list[int]]:
 
 
 def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: bool = False,
-                  void_weight: float = 1.0) -> State:
+                  void_weight: float = 1.0, kind_weights: np.ndarray | None = None) -> State:
     """A copy of ``s`` with everything ``seat`` cannot see redrawn at random (``s`` is not changed).
 
     The copy's future randomness (reshuffles, Attack's launcher) comes from a new generator seeded
     from ``rng``, or from ``rng`` itself with ``share_rng`` (cheaper; what a search does).
     ``void_weight`` in [0, 1] weights the cards of a colour a hand is void in (1: ignore the voids).
+    ``kind_weights``, an array (players, kinds) of finite weights >= 0, weights each card dealt to a
+    hand by its row's entry for the card's kind (a belief about that hand; one-sided decks only).
     """
     if not 0 <= seat < s.num_players:
         raise ValueError(f"seat {seat} is not a seat of this {s.num_players}-player game (0..{s.num_players - 1})")
     if not 0.0 <= void_weight <= 1.0:
         raise ValueError(f"void_weight {void_weight!r} is out of range: a weight in [0, 1] (1 ignores the voids)")
+    if kind_weights is not None:
+        kind_weights = _checked_kind_weights(g, s, kind_weights)
     fresh = rng if share_rng else np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
     t = s.clone(fresh)
     if not share_rng and s.launcher_rng is not None:
@@ -83,9 +87,23 @@ def sample_hidden(g, s: State, seat: int, rng: np.random.Generator, share_rng: b
         else:
             _redeal_physical(g, t, seat, known, rng)
     else:
-        _redeal(g, t, seat, known, rng, void_weight)
+        _redeal(g, t, seat, known, rng, void_weight, kind_weights)
     _recheck_hidden_facts(g, t, seat, drawn)
     return t
+
+
+def _checked_kind_weights(g, s: State, weights) -> np.ndarray:
+    """``weights`` as a float array (players, kinds), or ValueError naming what is wrong."""
+    if g.physical is not None:
+        raise ValueError("kind_weights applies to one-sided decks only: a Flip card's hidden back face is not a kind "
+                         "of the hand it is dealt to")
+    arr = np.asarray(weights, dtype=float)
+    shape = (s.num_players, g.num_kinds)
+    if arr.shape != shape:
+        raise ValueError(f"kind_weights must have shape (players, kinds) = {shape}; got {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError("kind_weights must be finite and >= 0 (a relative chance per card kind)")
+    return arr
 
 
 def _pin_pending_card(g, s: State, seat: int, known: dict, rng: np.random.Generator) -> int:
@@ -136,7 +154,8 @@ def _pin_pending_card(g, s: State, seat: int, known: dict, rng: np.random.Genera
     return kind if drawn else -1
 
 
-def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_weight: float = 1.0) -> None:
+def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_weight: float = 1.0,
+            kind_weights: np.ndarray | None = None) -> None:
     """One-sided cards: other hands (but their known cards) and the draw pile, from the unseen cards."""
     n = t.num_players
     k_all = g.num_kinds
@@ -164,8 +183,9 @@ def _redeal(g, t: State, seat: int, known: dict, rng: np.random.Generator, void_
             need[h] = t.hand_size[h] - sum(kept)
     for k in pinned:
         pool.remove(k)
-    if void_weight < 1.0 and any(t.voids[h] for h in range(n) if need[h]):
-        _deal_weighted(g, t, pool, need, rng, void_weight)
+    voided = void_weight < 1.0 and any(t.voids[h] for h in range(n) if need[h])
+    if voided or kind_weights is not None:
+        _deal_weighted(g, t, pool, need, rng, void_weight, kind_weights)
         return
     _deal_uniform(t, pool, need, rng)
 
@@ -189,20 +209,26 @@ def _kind_arrays(g) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(g.colour_of), np.asarray(g.is_wild)
 
 
-def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random.Generator, weight: float) -> None:
-    """Deal ``pool`` to the hands' ``need``: the void seats first, each card of a colour the seat is void in
-    with ``weight`` times the chance of another; then the other seats and the draw pile uniformly."""
+def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random.Generator, weight: float,
+                   kind_weights: np.ndarray | None = None) -> None:
+    """Deal ``pool`` to the hands' ``need``: the weighted seats first (with ``kind_weights`` every seat,
+    else the void seats), each card with its row's weight for its kind, times ``weight`` if of a colour
+    the seat is void in; then the other seats and the draw pile uniformly."""
     cards = np.asarray(pool)
     colour_of, is_wild = _kind_arrays(g)
     colour, wild = colour_of[cards], is_wild[cards]
     free = np.ones(len(cards), dtype=bool)
-    voided = [h for h in range(t.num_players) if need[h] and t.voids[h]]
+    voids = t.voids if weight < 1.0 else [0] * t.num_players
+    voided = [h for h in range(t.num_players) if need[h] and (voids[h] or kind_weights is not None)]
     for h in voided:
         idx = np.flatnonzero(free)
-        void = ~wild[idx] & (((t.voids[h] >> np.where(wild[idx], 0, colour[idx])) & 1) == 1)
+        void = ~wild[idx] & (((voids[h] >> np.where(wild[idx], 0, colour[idx])) & 1) == 1)
+        w = np.where(void, weight, 1.0)
+        if kind_weights is not None:
+            w = w * kind_weights[h][cards[idx]]
         with np.errstate(divide="ignore"):
             # Efraimidis-Spirakis: the need[h] largest log(u)/w are a weighted sample without replacement
-            keys = np.log(rng.random(len(idx))) / np.where(void, weight, 1.0)
+            keys = np.log(rng.random(len(idx))) / w
         chosen = idx[np.argsort(-keys, kind="stable")[:need[h]]]
         free[chosen] = False
         hand = t.hands[h]
