@@ -48,7 +48,7 @@ class SeesAllSearch(ISMCTSAgent):
     name = "sees-all"
 
     def __init__(self, game: Game, seed: int | None = None, **options):
-        if game.rules.variant == "flip":
+        if game.physical is not None:
             raise ValueError("sees_all plays one-sided decks only: Flip's hidden back faces are not reshuffled")
         super().__init__(game, seed, **options)
 
@@ -202,8 +202,9 @@ class BeliefSearch(ISMCTSAgent):
         return super().root_visits(state)
 
     def world(self, state: State, me: int, rng: np.random.Generator) -> State:
-        """``state`` with the other hands dealt by the belief."""
-        return self.game.sample_hidden(state, me, rng, share_rng=True, kind_weights=self.weights)
+        """``state`` with the other hands dealt by the belief (and the ``void_weight`` option, if set)."""
+        return self.game.sample_hidden(state, me, rng, share_rng=True, void_weight=self.options["void_weight"],
+                                       kind_weights=self.weights)
 
 
 def belief(game: Game, seed: int | None) -> BeliefSearch:

@@ -184,6 +184,15 @@ def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, mon
     me = s.current_seat
     assert weights.shape == (4, g.num_kinds) and np.all(weights[me] == 1) and np.all(weights > 0)
     assert not np.allclose(weights[(me + 1) % 4], 1)
+    # every world is dealt by those rows: a kind pulled hard into the next seat's row lands there
+    nxt = (me + 1) % 4
+    unseen = np.bincount(s.draw_pile, minlength=g.num_kinds) + sum(np.array(s.hands[q]) for q in range(4) if q != me)
+    kind = int(np.argmax(unseen))
+    agent.weights = np.ones((4, g.num_kinds))
+    agent.weights[:, kind] = 0.0  # the seats dealt before it (seat order) leave that kind alone ...
+    agent.weights[nxt, kind] = 1e9  # ... and the next seat takes every copy it has room for
+    world = agent.world(s, me, np.random.default_rng(0))
+    assert world.hands[nxt][kind] == min(int(unseen[kind]), s.hand_size[nxt])
     monkeypatch.setenv("UNO_BELIEF", str(tmp_path / "missing.pt"))
     with pytest.raises(ValueError, match="fit-belief"):
         bound.belief(g, 0)

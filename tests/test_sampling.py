@@ -164,15 +164,39 @@ def test_kind_weights_deal_each_hand_by_its_row():
     uniform = [g.sample_hidden(s, 0, rng) for _ in range(600)]
     assert sum(t.hands[1][y9] for t in samples) == 0 and sum(t.hands[1][y9] for t in uniform) > 15
     assert np.mean([t.hands[2][wild] for t in samples]) > 0.8 > 2 * np.mean([t.hands[2][wild] for t in uniform])
+    # seat 1's zero does not leak into seat 2's deal, nor seat 2's pull into seat 1's (beyond the cards taken)
+    assert abs(np.mean([t.hands[2][y9] for t in samples]) - np.mean([t.hands[2][y9] for t in uniform])) < 0.03
+    assert np.mean([t.hands[1][wild] for t in samples]) < np.mean([t.hands[1][wild] for t in uniform])
     a = g.sample_hidden(s, 0, np.random.default_rng(5), kind_weights=weights)
     b = g.sample_hidden(s, 0, np.random.default_rng(5), kind_weights=weights)
     assert a.hands == b.hands and a.draw_pile == b.draw_pile
+    own = weights.copy()
+    own[0] = 0.0  # the deciding seat's own row is not used
+    c = g.sample_hidden(s, 0, np.random.default_rng(5), kind_weights=own)
+    assert c.hands == a.hands and c.draw_pile == a.draw_pile
+
+
+def test_a_hand_with_no_positive_weight_is_filled_at_random():
+    """All-zero weights cannot keep a hand empty: its cards are then drawn at random from the unseen ones, never
+    in the pool's order (whose front is the real draw pile)."""
+    g = Game("classic", 3)
+    s = g.new_state(2)
+    weights = np.ones((3, g.num_kinds))
+    weights[1] = 0.0
+    rng = np.random.default_rng(0)
+    hands = {tuple(g.sample_hidden(s, 0, rng, kind_weights=weights).hands[1]) for _ in range(20)}
+    assert len(hands) > 15
+    bottom = [0] * g.num_kinds
+    for k in s.draw_pile[:s.hand_size[1]]:
+        bottom[k] += 1
+    assert tuple(bottom) not in hands
 
 
 @pytest.mark.parametrize("weights, message", [
     (np.ones((2, 54)), r"shape \(players, kinds\) = \(3, 54\); got \(2, 54\)"),
-    (-np.ones((3, 54)), "finite and >= 0"),
-    (np.full((3, 54), np.nan), "finite and >= 0"),
+    (-np.ones((3, 54)), r"finite and >= 0 \(a relative chance per card kind\); \[0, 0\] is -1.0"),
+    (np.full((3, 54), np.nan), r"\[0, 0\] is nan"),
+    ([[1.0, 2.0], [1.0]], "an array of numbers of shape"),
 ])
 def test_bad_kind_weights_are_refused_naming_the_rule(weights, message):
     g = Game("classic", 3)

@@ -19,7 +19,11 @@ random generator and the Attack launcher's stream. By default the public void ev
 uniform given the constraints above. With ``void_weight`` below 1 it is a soft weight (one-sided
 decks; Flip ignores it): a card of a colour its holder is void in is dealt to that hand with
 ``void_weight`` times the chance of another card (0 excludes it while enough other cards remain).
-The void seats are dealt first, one after another, each by weighted sampling without replacement
+``kind_weights`` (players x kinds) is a belief of the caller's about every hand: each card dealt to a
+hand is weighted by that hand's entry for its kind (one-sided decks; Flip refuses it); a card pinned
+to a hand by a pending decision (below) is kept whatever its weight. Weighted seats (with
+``kind_weights`` every seat, in seat order) are dealt first, one after another, each by weighted
+sampling without replacement
 (the Efraimidis-Spirakis keys), so the result is close to, not exactly, the posterior of that
 weighting. Whether a pending challenge would catch the offender is recomputed from its redrawn hand.
 
@@ -97,12 +101,18 @@ def _checked_kind_weights(g, s: State, weights) -> np.ndarray:
     if g.physical is not None:
         raise ValueError("kind_weights applies to one-sided decks only: a Flip card's hidden back face is not a kind "
                          "of the hand it is dealt to")
-    arr = np.asarray(weights, dtype=float)
+    try:
+        arr = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"kind_weights must be an array of numbers of shape (players, kinds); {exc}") from None
     shape = (s.num_players, g.num_kinds)
     if arr.shape != shape:
         raise ValueError(f"kind_weights must have shape (players, kinds) = {shape}; got {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError("kind_weights must be finite and >= 0 (a relative chance per card kind)")
+    bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
+    if len(bad):
+        seat, kind = (int(i) for i in bad[0])
+        raise ValueError(f"kind_weights must be finite and >= 0 (a relative chance per card kind); "
+                         f"[{seat}, {kind}] is {float(arr[seat, kind])}")
     return arr
 
 
@@ -226,10 +236,13 @@ def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random
         w = np.where(void, weight, 1.0)
         if kind_weights is not None:
             w = w * kind_weights[h][cards[idx]]
+        u = rng.random(len(idx))
         with np.errstate(divide="ignore"):
             # Efraimidis-Spirakis: the need[h] largest log(u)/w are a weighted sample without replacement
-            keys = np.log(rng.random(len(idx))) / w
-        chosen = idx[np.argsort(-keys, kind="stable")[:need[h]]]
+            keys = np.log(u) / w
+        # weight-0 cards all get -inf: when they must fill a hand, u orders them at random, not the pool's
+        # order (whose front is the real draw pile)
+        chosen = idx[np.lexsort((u, -keys))[:need[h]]]
         free[chosen] = False
         hand = t.hands[h]
         for k in cards[chosen].tolist():
