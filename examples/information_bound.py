@@ -115,7 +115,8 @@ def models_heuristic(game: Game, seed: int | None) -> ModelsHeuristicSearch:
 
 def belief_data(game: Game, games: int, seed: int, keep: float = 0.3) -> dict[str, np.ndarray]:
     """Rows of heuristic-only games: at a share ``keep`` of the turns, the deciding seat's observation
-    ``X``, the cards it has not seen per kind ``U`` and every other hand by relative seat ``Y``."""
+    ``X``, the hidden cards per kind ``U`` (the other hands and the draw pile: the pool a deal draws
+    from, but for a rare challenge reveal) and every other hand by relative seat ``Y``."""
     enc, n, k = ObservationEncoder(game), game.num_players, game.num_kinds
     rng = np.random.default_rng(seed)
     xs, us, ys = [], [], []
