@@ -196,3 +196,96 @@ def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, mon
     monkeypatch.setenv("UNO_BELIEF", str(tmp_path / "missing.pt"))
     with pytest.raises(ValueError, match="fit-belief"):
         bound.belief(g, 0)
+
+
+def test_reads_decisions_evidence_holds_for_the_heuristic_and_rules_hands_out():
+    """Every heuristic seat's real hand fits the evidence read from its decisions, at every step of whole games;
+    the evidence is not vacuous (it turns away many uniformly drawn hands); other rules are refused by name."""
+    import agents
+    from uno_env import Game
+    from uno_env.observation import ObservationEncoder
+
+    reads = _load("reads_decisions")
+    g = Game("classic", 4)
+    enc = ObservationEncoder(g)
+    rng = np.random.default_rng(0)
+    checked = refused = drawn = 0
+    kinds = set()
+    for game_seed in range(12):
+        evidence = reads.HeuristicEvidence(g)
+        players = [agents.load("heuristic", g, seed=game_seed * 4 + q) for q in range(4)]
+        s = g.new_state(game_seed)
+        while not s.is_over:
+            action = players[s.current_seat].act(enc.encode(s, s.current_seat), g.legal_action_mask(s))
+            evidence.observe(s, action)
+            g.step(s, action)
+            evidence.settle(s)
+            for q in range(4):
+                if evidence.seats[q]:
+                    kinds.update(ev.kind for ev in evidence.seats[q])
+                    assert evidence.agrees(q, np.array([s.hands[q]], float))[0], (game_seed, q, s.steps)
+                    checked += 1
+                    # uniform hands of the same size from the cards the others cannot see
+                    pool = np.repeat(np.arange(g.num_kinds), np.bincount(s.draw_pile, minlength=g.num_kinds)
+                                     + np.array(s.hands[q]))
+                    hands = np.zeros((20, g.num_kinds))
+                    for row in hands:
+                        np.add.at(row, rng.choice(pool, s.hand_size[q], replace=False), 1)
+                    refused += int((~evidence.agrees(q, hands)).sum())
+                    drawn += 20
+    assert checked > 1000 and kinds == {"play", "colour", "draw"}
+    assert refused > 0.3 * drawn
+    with pytest.raises(ValueError, match="Classic's default rules only"):
+        reads.HeuristicEvidence(Game("flex", 4))
+    with pytest.raises(ValueError, match="Classic's default rules only"):
+        reads.HeuristicEvidence(Game("classic", 4, stacking="any"))
+
+
+def test_reads_decisions_worlds_keep_the_cards_and_plays_the_eval_games(tmp_path):
+    """The reading search's worlds keep its own hand, every hand size and the unseen cards, and give each seat
+    with evidence a hand from its bank; its games are `uno-env eval`'s (the same winners for the same agent)."""
+    from train.evaluation.tournament import run_tournament
+    from uno_env import Game
+
+    import agents
+
+    reads = _load("reads_decisions")
+    g = Game("classic", 4)
+    agent = reads.ReadsDecisionsSearch(g, 0, iterations=10)
+    heuristics = [agents.load("heuristic", g, seed=q) for q in range(4)]
+    enc = reads.ObservationEncoder(g)
+    s = g.new_state(5)
+    worlds = from_bank = seats = 0
+    while not s.is_over and worlds < 30:
+        me = s.current_seat
+        if me == 0 and len(g.legal_actions(s)) > 1:
+            agent.evidence.settle(s)
+            agent.banks = agent.agreeing_hands(s)
+            unseen = sorted(s.draw_pile + [k for q in range(1, 4) for k in range(g.num_kinds) for _ in range(s.hands[q][k])])
+            for i in range(3):
+                w = agent.world(s, 0, np.random.default_rng(i))
+                assert w.hands[0] == s.hands[0] and w.hand_size == s.hand_size
+                assert [sum(h) for h in w.hands] == s.hand_size
+                assert sorted(w.draw_pile + [k for q in range(1, 4) for k in range(g.num_kinds)
+                                             for _ in range(w.hands[q][k])]) == unseen
+                for q, bank in agent.banks.items():
+                    assert agent.evidence.agrees(q, bank.astype(float)).all()
+                    from_bank += int((bank == np.array(w.hands[q])).all(1).any())
+                    seats += 1
+                worlds += 1
+        action = agent.act_state(s) if me == 0 else heuristics[me].act(enc.encode(s, me), g.legal_action_mask(s))
+        agent.observe(s, action)
+        g.step(s, action)
+    assert worlds > 0 and seats > 0 and from_bank >= 0.8 * seats
+
+    # the runner plays eval's games: a plain search there wins exactly where it wins in `uno-env eval`
+    rows = reads.play_against_heuristics(g, lambda sd: agents.load("ismcts:iterations=10", g, seed=sd), 4, 321,
+                                         str(tmp_path / "games.jsonl"))
+    summary = run_tournament(g.rules, ["ismcts:iterations=10"] + ["heuristic"] * 3, 4, seed=321,
+                             workers=1, progress=False, out_dir=str(tmp_path / "eval"))
+    with open(tmp_path / "eval" / "games-played.jsonl") as fh:
+        played = {r["index"]: r for r in map(json.loads, fh) if "index" in r}
+    assert [(r["seating"], r["winner"]) for r in rows] == [(played[i]["seating"], played[i]["winner"]) for i in range(4)]
+    assert summary is not None
+    n, diff, low, high = reads.paired_difference(rows, list(played.values()))
+    assert (n, diff) == (4, 0.0)
