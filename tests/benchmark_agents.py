@@ -23,3 +23,20 @@ def make_lowest_legal_agent(game, seed):
 def make_nothing(game, seed):
     """Not an agent: a callable spec returning this must be refused."""
     return 42
+
+
+class WrapsPolicyAgent:
+    """Plays a shipped policy it keeps under ``policy`` (an agent, not a policy file): a wrapper users write."""
+
+    def __init__(self, game, seed):
+        import agents
+        self.policy = agents.load("pretrained:classic-2p", game, seed=seed)
+
+    def act(self, observation, action_mask) -> int:
+        """The wrapped policy's action."""
+        return self.policy.act(observation, action_mask)
+
+
+def make_wraps_policy_agent(game, seed):
+    """A ``WrapsPolicyAgent``."""
+    return WrapsPolicyAgent(game, seed)

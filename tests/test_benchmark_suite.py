@@ -159,6 +159,18 @@ def test_a_callable_agent_plays_the_suite(tmp_path):
     assert header["agents"] == [CALLABLE_AGENT, "heuristic"]
 
 
+def test_an_agent_keeping_something_else_under_policy_plays_a_tournament(tmp_path):
+    # the stream fingerprints policy files only; a wrapper's own `policy` attribute is not one
+    rules = RuleSet.create("classic", 2)
+    wrapped = run_tournament(rules, ["benchmark_agents:make_wraps_policy_agent", "heuristic"], 4, seed=3, workers=1,
+                             progress=False, out_dir=str(tmp_path / "a"))
+    plain = run_tournament(rules, ["pretrained:classic-2p", "heuristic"], 4, seed=3, workers=1, progress=False,
+                           out_dir=str(tmp_path / "b"))
+    header = json.loads((tmp_path / "a" / "games-played.jsonl").read_text().splitlines()[0])
+    assert header["policies"] == {}
+    assert [row["wins"] for row in wrapped["agents"]] == [row["wins"] for row in plain["agents"]]
+
+
 def test_resume_of_a_finished_run_gives_the_same_results(tmp_path, capsys):
     argv = ["benchmark", "--agent", "greedy", "--tasks", "xiangqi-2p", "--games-per-task", "4", "--workers", "1",
             "--no-progress", "--out", str(tmp_path)]

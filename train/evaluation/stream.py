@@ -12,6 +12,8 @@ import os
 
 import numpy as np
 
+from agents.policy_file import PolicyFile
+
 from .. import atomic
 from ..errors import UsageError
 
@@ -29,7 +31,7 @@ def fingerprints(loaded: dict) -> dict[str, str]:
     out = {}
     for spec, agent in loaded.items():
         policy = getattr(agent, "policy", None)
-        if policy is None:
+        if not isinstance(policy, PolicyFile):  # a user's agent may keep something else under that name
             continue
         h = hashlib.sha256(json.dumps(policy.metadata, sort_keys=True, default=str).encode())
         for w in policy.weights:
