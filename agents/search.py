@@ -15,6 +15,11 @@ rules, ``leaf=fitted``; or ``leaf=sizes``, a fixed function of the hand sizes). 
 so were as strong as full ones in two-player Classic and several times cheaper. Every node keeps the mean result of the seat that chose it, so every seat maximises
 its own result at any table size.
 
+A policy may guide the root (``prior=pretrained``, or any policy file): its probabilities ``p`` of the
+searching seat's legal actions add ``prior_weight * p / (visits + 1)`` to each root child's selection
+score (a progressive bias, fading as the child is visited), and its favourite is expanded first. The
+search then plays the policy's choice unless the sampled worlds find a clearly better one.
+
 Forced decisions (one legal action) are played without a node; calling UNO and catching a player
 who did not call are taken without a search (they never cost anything). Known limit of the single-observer
 form: in the worlds it samples, the opponents' tree moves are chosen with the searcher's true hand
@@ -33,6 +38,7 @@ import time
 import numpy as np
 
 from uno_env import Game
+from uno_env.observation import ObservationEncoder
 from uno_env.state import Phase, State
 
 from .leaf_value import KindIndex, estimate, fitted_model
@@ -50,6 +56,10 @@ OPTIONS: dict[str, tuple[type, object, str]] = {
     "opponents": (str, "search", "how the other seats decide inside the tree: search (each maximises its own result "
                                  "by UCB) or rollout (they play the rollout policy; the tree holds only this seat's "
                                  "decisions)"),
+    "prior": (str, "none", "a policy guiding the root decision: none, pretrained (the game's shipped policy), "
+                           "pretrained:<name> or a policy file path"),
+    "prior_weight": (float, 3.0, "weight of the prior's probability in the root's selection score, added as "
+                                 "weight * p / (visits + 1), >= 0"),
 }
 
 CHOICES = {"leaf": ("fitted", "sizes"), "opponents": ("search", "rollout")}
@@ -77,9 +87,12 @@ def parse_options(text: str) -> dict:
             raise SearchOptionError(f"ismcts option {key}={value!r} must be a {kind.__name__}; allowed: {allowed}") \
                 from None
         if kind is str:
-            if parsed not in CHOICES[key]:
+            if key in CHOICES and parsed not in CHOICES[key]:
                 raise SearchOptionError(f"ismcts option {key}={value!r} is not one of: {', '.join(CHOICES[key])}")
-        elif (key in ("iterations", "rollout_depth") and parsed < 1) or (key in ("time", "c") and parsed < 0) \
+            if not parsed:
+                raise SearchOptionError(f"ismcts option {key}= is empty: {OPTIONS[key][2]}")
+        elif (key in ("iterations", "rollout_depth") and parsed < 1) \
+                or (key in ("time", "c", "prior_weight") and parsed < 0) \
                 or (key == "void_weight" and not 0 <= parsed <= 1) or not math.isfinite(parsed):
             raise SearchOptionError(f"ismcts option {key}={value!r} is out of range: {OPTIONS[key][2]}")
         out[key] = parsed
@@ -112,6 +125,19 @@ class ISMCTSAgent:
         self.leaf = fitted_model(game, self.rollout) if self.options["leaf"] == "fitted" else estimate
         self.obvious = {Phase.UNO_CALL: game.layout.call, Phase.CATCH: game.layout.catch}
         self.last_iterations = 0
+        self.guide = self._load_guide(self.options["prior"], seed)
+        self.encoder = ObservationEncoder(game) if self.guide is not None else None
+        self.root_prior: dict[int, float] = {}  # the guide's probabilities of the root's legal actions
+
+    def _load_guide(self, spec: str, seed: int | None):
+        if spec == "none":
+            return None
+        from . import load  # the package's loader; imported here, as the package imports this module
+        guide = load(spec, self.game, seed=seed)
+        if not hasattr(guide, "logits"):
+            raise SearchOptionError(f"ismcts option prior={spec!r} is not a policy: allowed none, pretrained, "
+                                    "pretrained:<name> or a policy file path")
+        return guide
 
     def seed(self, seed: int | None) -> None:
         """Restart the search's generator."""
@@ -129,8 +155,18 @@ class ISMCTSAgent:
         unsearched = self.unsearched_action(state, legal)
         if unsearched is not None:
             return unsearched
+        self.root_prior = self.prior_of(state, legal)
         visits = self.root_visits(state)
         return max(legal, key=lambda a: (visits.get(a, 0), -a))
+
+    def prior_of(self, state: State, legal: list[int]) -> dict[int, float]:
+        """The guiding policy's probability of each legal action in ``state`` (empty without a ``prior``)."""
+        if self.guide is None:
+            return {}
+        logits = self.guide.logits(self.encoder.encode(state, state.current_seat)).astype(np.float64)
+        z = logits[legal]
+        p = np.exp(z - z.max())
+        return dict(zip(legal, (p / p.sum()).tolist()))
 
     def unsearched_action(self, state: State, legal: list[int]) -> int | None:
         """The action taken without a search (a forced move, calling UNO, catching), or None."""
@@ -161,6 +197,8 @@ class ISMCTSAgent:
         deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
         step, legal_of, rollout, obvious, leaf = g.step, g.legal_actions, self.rollout.choose, self.obvious, self.leaf
         world_of, model = self.world, self.opponent_model()
+        prior, weight = self.root_prior, opts["prior_weight"]
+        first = max(prior, key=prior.get) if prior and weight > 0 else None  # the guide's choice is expanded first
         done = 0
         for done in range(1, opts["iterations"] + 1):
             world = world_of(state, me, rng)
@@ -185,9 +223,12 @@ class ISMCTSAgent:
                     if child is not None:
                         child.avail += 1
                 if fresh:
-                    a = rollout(world, acts, rng)  # the rollout policy's choice is tried first
-                    if a not in fresh:
-                        a = fresh[int(rng.integers(len(fresh)))]
+                    if node is root and first in fresh:
+                        a = first
+                    else:
+                        a = rollout(world, acts, rng)  # the rollout policy's choice is tried first
+                        if a not in fresh:
+                            a = fresh[int(rng.integers(len(fresh)))]
                     child = children[(p, a)] = _Node(p)
                     child.avail = 1
                     step(world, a)
@@ -197,6 +238,8 @@ class ISMCTSAgent:
                 for a in acts:
                     child = children[(p, a)]
                     score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                    if prior and node is root:  # progressive bias: the guide's favourites first, fading with visits
+                        score += weight * prior.get(a, 0.0) / (child.visits + 1)
                     if score > best_score:
                         best, best_score = a, score
                 node = children[(p, best)]

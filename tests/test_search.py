@@ -8,6 +8,7 @@ from train.config import ConfigError, TrainConfig
 from train.evaluation.stats import head_to_head
 from uno_env import Game
 from uno_env.gym_env import UnoEnv
+from uno_env.observation import ObservationEncoder
 
 TABLES = [
     ("classic", 2, {}),
@@ -129,6 +130,65 @@ def test_spec_options_and_bad_options():
         ISMCTSAgent(g, iterations=0)
     with pytest.raises(TypeError, match="act_state"):
         a.act(np.zeros(3), np.ones(3))
+
+
+def _positions(g, count, seed=0):
+    """``count`` states with a choice to make, from heuristic-only games (every third decision)."""
+    heuristic, encoder = agents.load("heuristic", g, seed=seed), ObservationEncoder(g)
+    out, game_seed = [], seed
+    while len(out) < count:
+        s = g.new_state(game_seed)
+        game_seed += 1
+        while not s.is_over and len(out) < count:
+            if len(g.legal_actions(s)) > 1 and s.steps % 3 == 0:
+                out.append(s.clone())
+            g.step(s, agents.choose_action(heuristic, g, s, encoder))
+    return out
+
+
+def test_a_prior_of_weight_zero_searches_exactly_as_without_one():
+    g = Game("classic", 4)
+    plain = ISMCTSAgent(g, seed=4, iterations=40)
+    guided = agents.load("ismcts:iterations=40,prior=pretrained,prior_weight=0", g, seed=4)
+    for s in _positions(g, 12):
+        assert guided.act_state(s) == plain.act_state(s)
+        assert guided.root_prior and abs(sum(guided.root_prior.values()) - 1) < 1e-9
+
+
+def test_a_heavy_prior_plays_the_guiding_policys_clear_favourite():
+    """With a huge weight the root's visits follow the guide: where its favourite is clearly ahead (1.5 times
+    the runner-up's probability), the search plays it."""
+    g = Game("classic", 4)
+    guide, encoder = agents.load("pretrained", g), ObservationEncoder(g)
+    search = agents.load("ismcts:iterations=60,prior=pretrained,prior_weight=1000000", g, seed=2)
+    plain = ISMCTSAgent(g, seed=2, iterations=60)
+    checked = differs = 0
+    for s in _positions(g, 60, seed=10):
+        legal = g.legal_actions(s)
+        p = search.prior_of(s, legal)
+        if search.unsearched_action(s, legal) is not None:
+            continue
+        ranked = sorted(p.values(), reverse=True)
+        if ranked[0] < 1.5 * ranked[1]:
+            continue
+        favourite = max(p, key=p.get)
+        assert search.act_state(s) == favourite
+        assert favourite == guide.act(encoder.encode(s, s.current_seat), g.legal_action_mask(s))
+        differs += plain.act_state(s) != favourite
+        checked += 1
+    assert checked >= 15 and differs > 0  # the plain search disagrees somewhere, so the prior did the steering
+
+
+def test_bad_prior_options_are_errors_naming_what_is_allowed():
+    g = Game("classic", 2)
+    for spec, error, words in [("ismcts:prior=heuristic", SearchOptionError, "is not a policy: allowed none, pretrained"),
+                               ("ismcts:prior=pretrained:nope", agents.AgentSpecError, "no pretrained policy 'nope'"),
+                               ("ismcts:prior=", SearchOptionError, "is empty"),
+                               ("ismcts:prior=pretrained,prior_weight=-1", SearchOptionError, "out of range"),
+                               ("ismcts:prior=pretrained:flip", agents.PolicyFileError, "flip")]:
+        with pytest.raises(error, match=words):
+            agents.load(spec, g)
+    assert agents.load("ismcts", g).guide is None
 
 
 def test_search_beats_random_and_plays_in_every_tool():
