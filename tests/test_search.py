@@ -4,6 +4,7 @@ import pytest
 
 import agents
 from agents.search import ISMCTSAgent, SearchOptionError
+from train.benchmark.search import positions
 from train.config import ConfigError, TrainConfig
 from train.evaluation.stats import head_to_head
 from uno_env import Game
@@ -132,25 +133,11 @@ def test_spec_options_and_bad_options():
         a.act(np.zeros(3), np.ones(3))
 
 
-def _positions(g, count, seed=0):
-    """``count`` states with a choice to make, from heuristic-only games (every third decision)."""
-    heuristic, encoder = agents.load("heuristic", g, seed=seed), ObservationEncoder(g)
-    out, game_seed = [], seed
-    while len(out) < count:
-        s = g.new_state(game_seed)
-        game_seed += 1
-        while not s.is_over and len(out) < count:
-            if len(g.legal_actions(s)) > 1 and s.steps % 3 == 0:
-                out.append(s.clone())
-            g.step(s, agents.choose_action(heuristic, g, s, encoder))
-    return out
-
-
 def test_a_prior_of_weight_zero_searches_exactly_as_without_one():
     g = Game("classic", 4)
     plain = ISMCTSAgent(g, seed=4, iterations=40)
     guided = agents.load("ismcts:iterations=40,prior=pretrained,prior_weight=0", g, seed=4)
-    for s in _positions(g, 12):
+    for s in positions(g, 12):
         assert guided.act_state(s) == plain.act_state(s)
         assert guided.root_prior and abs(sum(guided.root_prior.values()) - 1) < 1e-9
 
@@ -163,7 +150,7 @@ def test_a_heavy_prior_plays_the_guiding_policys_clear_favourite():
     search = agents.load("ismcts:iterations=60,prior=pretrained,prior_weight=1000000", g, seed=2)
     plain = ISMCTSAgent(g, seed=2, iterations=60)
     checked = differs = 0
-    for s in _positions(g, 60, seed=10):
+    for s in positions(g, 60, seed=10):
         legal = g.legal_actions(s)
         p = search.prior_of(s, legal)
         if search.unsearched_action(s, legal) is not None:
