@@ -235,10 +235,11 @@ class ISMCTSAgent:
                     path.append(child)
                     break
                 best, best_score = None, -math.inf
+                biased = prior and node is root
                 for a in acts:
                     child = children[(p, a)]
                     score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
-                    if prior and node is root:  # progressive bias: the guide's favourites first, fading with visits
+                    if biased:  # progressive bias: the guide's favourites first, fading with visits
                         score += weight * prior.get(a, 0.0) / (child.visits + 1)
                     if score > best_score:
                         best, best_score = a, score

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import agents
+
 
 class LowestLegalAgent:
     """Always the lowest legal action id; remembers the game and seed it was built with."""
@@ -29,7 +31,6 @@ class WrapsPolicyAgent:
     """Plays a shipped policy it keeps under ``policy`` (an agent, not a policy file): a wrapper users write."""
 
     def __init__(self, game, seed):
-        import agents
         self.policy = agents.load("pretrained:classic-2p", game, seed=seed)
 
     def act(self, observation, action_mask) -> int:
