@@ -1,11 +1,16 @@
 """Seeded random games with every invariant checked after every step (docs/rules.md §6.7).
 
-2,000 games per preset and per house rule, at 2, 4 and the maximum player count (Flip: with the
-physical two-sided cards conserved and oriented to the active side after every step). Most games
-prefer card plays (``eager``) so they end in a win; every 40th game picks uniformly among all
-legal actions (long games with many voluntary draws, reshuffles and truncations).
+2,000 games per preset and per house rule (``UNO_INVARIANT_GAMES`` sets another number), shared
+between the player counts it runs at: 2, 4 and the maximum for most, so 667 games at each (Flip:
+with the physical two-sided cards conserved and oriented to the active side after every step).
+Most games prefer card plays (``eager``) so they end in a win; every 40th game picks uniformly
+among all legal actions (long games with many voluntary draws, reshuffles and truncations).
 """
 from __future__ import annotations
+
+import math
+import os
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -13,7 +18,17 @@ import pytest
 from invariants import play_random_game
 from uno_env import VARIANTS, Game
 
-GAMES = 2000
+
+def _games_per_option_set() -> int:
+    """``UNO_INVARIANT_GAMES``, else 2,000; anything but a whole number from 1 up is an error."""
+    raw = os.environ.get("UNO_INVARIANT_GAMES", "2000")
+    if not (raw.isdigit() and int(raw) >= 1):
+        raise pytest.UsageError(f"UNO_INVARIANT_GAMES={raw!r}: expected a whole number of games, 1 or more")
+    return int(raw)
+
+
+GAMES = _games_per_option_set()
+"""Games per variant and option set, shared between the player counts it is run at."""
 
 PRESETS = [(v, n, {}) for v in ("classic", "alphabet", "xiangqi", "flex", "flip", "attack")
            for n in (2, 4, VARIANTS[v].max_players)]
@@ -68,20 +83,30 @@ def _id(case):
     return f"{variant}-{n}p-" + ("-".join(f"{k}={v}" for k, v in opts.items()) or "default")
 
 
+CASES = PRESETS + HOUSE + COMBINED + FLEX + FLIP + ATTACK
+_TABLES = Counter((variant, tuple(sorted(opts.items()))) for variant, _, opts in CASES)
+
+
+def _games(variant: str, opts: dict) -> int:
+    """This table's share of its option set's games."""
+    return math.ceil(GAMES / _TABLES[variant, tuple(sorted(opts.items()))])
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("case", PRESETS + HOUSE + COMBINED + FLEX + FLIP + ATTACK, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=_id)
 def test_random_games_keep_invariants(case):
     variant, n, opts = case
     game = Game(variant, num_players=n, **opts)
+    games = _games(variant, opts)
     outcomes = {"win": 0, "blocked": 0, "truncated": 0}
-    for seed in range(GAMES):
+    for seed in range(games):
         state, steps = play_random_game(game, seed, eager=0.0 if seed % 40 == 0 else 0.9)
         assert state.is_over and steps == state.steps
         outcomes["truncated" if state.truncated else "blocked" if state.blocked else "win"] += 1
         if state.truncated:
             assert state.steps == game.max_steps
-    assert sum(outcomes.values()) == GAMES
-    assert outcomes["win"] > GAMES // 2, outcomes  # games end by someone going out, not by the cap
+    assert sum(outcomes.values()) == games
+    assert outcomes["win"] > games // 2, outcomes  # games end by someone going out, not by the cap
 
 
 @pytest.mark.parametrize("variant", ["classic", "alphabet", "xiangqi", "flex", "flip", "attack"])
@@ -108,15 +133,16 @@ def test_penalty_low_match_winner_has_lowest_total():
 def test_attack_scripted_launcher_games_keep_invariants(players):
     """The scripted launcher model: each game starts from a spec with a long seeded script of burst sizes."""
     game = Game("attack", num_players=players, **{"attack.launcher_model": "scripted"})
+    games = math.ceil(GAMES / 3)  # the scripted model's games, shared between the three player counts
     wins = 0
-    for seed in range(GAMES):
+    for seed in range(games):
         script = np.random.default_rng(seed).integers(0, 4, size=4000).tolist()
         spec = {"seed": seed, "start": True, "dealer": seed % players, "hands": [7] * players, "launcher": script}
         state, _ = play_random_game(game, seed, eager=0.0 if seed % 40 == 0 else 0.9,
                                     state=game.state_from_spec(spec))
         assert state.is_over
         wins += state.winner is not None
-    assert wins > GAMES // 2
+    assert wins > games // 2
 
 
 @pytest.mark.parametrize("players", [3, 4, 10])
