@@ -33,15 +33,16 @@ from uno_env.cards import Effect
 from .view import ObservationView
 
 P = Effect  # short alias for the effect codes
-DRAW_EFFECTS = (P.DRAW_TWO, P.FLEX_DRAW_TWO, P.DRAW_ONE, P.DRAW_FIVE, P.HIT_ONE, P.HIT_TWO)
-TEMPO_EFFECTS = (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE,
-                 P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE, P.HIT_ONE, P.HIT_TWO)
-ATTACKING_WILDS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)
-HIT_EFFECTS = (P.HIT_ONE, P.HIT_TWO, P.WILD_ATTACK)
-# read per legal play by the heuristic: module names skip the enum class's attribute lookup
-_OPTIMUS, _FLIP, _DISCARD_ALL = P.OPTIMUS, P.FLIP, P.DISCARD_ALL
-STRONG_EFFECTS = (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON, P.DRAW_FIVE,
-                  P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)
+# Sets of plain ints, matched against plain ints in the heuristic's loop over legal plays: an
+# Effect compared with a numpy integer costs numpy a failed attribute lookup on the enum class.
+DRAW_EFFECTS = frozenset(map(int, (P.DRAW_TWO, P.FLEX_DRAW_TWO, P.DRAW_ONE, P.DRAW_FIVE, P.HIT_ONE, P.HIT_TWO)))
+TEMPO_EFFECTS = frozenset(map(int, (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_TWO, P.FLEX_SKIP, P.FLEX_REVERSE,
+                                    P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE, P.HIT_ONE, P.HIT_TWO)))
+ATTACKING_WILDS = frozenset(map(int, (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)))
+HIT_EFFECTS = frozenset(map(int, (P.HIT_ONE, P.HIT_TWO, P.WILD_ATTACK)))
+_NUMBER, _OPTIMUS, _FLIP, _DISCARD_ALL = int(P.NUMBER), int(P.OPTIMUS), int(P.FLIP), int(P.DISCARD_ALL)
+STRONG_EFFECTS = frozenset(map(int, (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON,
+                                     P.DRAW_FIVE, P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)))
 
 
 class _RuleBased:
@@ -140,10 +141,10 @@ class GreedyAgent(_RuleBased):
     def choose_play(self, obs, plays):
         """Highest points first; a FLEX action effect over its regular play."""
         v = self.view
-        kinds = np.array([v.kind_of(a) for a in plays])
-        bonus = np.array([0.5 if v.is_flex(a) and v.effect_of[k] != P.NUMBER else 0.0
-                          for a, k in zip(plays, kinds)])
-        return plays[int(np.argmax(v.points_of[kinds] + bonus))]
+        effect_of, _, _, points_of = v.tables
+        scores = [points_of[k] + (0.5 if v.is_flex(a) and effect_of[k] != _NUMBER else 0.0)
+                  for a, k in ((a, v.kind_of(a)) for a in plays.tolist())]
+        return plays[scores.index(max(scores))]  # the first of equals, as np.argmax
 
 
 class HeuristicAgent(_RuleBased):
@@ -154,20 +155,22 @@ class HeuristicAgent(_RuleBased):
     def choose_play(self, obs, plays):
         """Score every legal play and take the best."""
         v = self.view
+        effect_of, is_wild, colour_of, points_of = v.tables  # plain lists: this loop runs for every legal play
         hand = v.hand(obs)
-        colour_counts = v.colour_counts(hand)
+        colour_counts = v.colour_counts(hand).tolist()
         threat = v.next_opponent_size(obs) <= 2
         n_hand = int(hand.sum())
         power = v.power(obs)
         if len(power):  # Flex: what the power-card terms need, read once per decision
             n = v.num_players(obs)
             near_out = threat or min(v.hand_sizes(obs)[1:n]) <= 2
+        plays = plays.tolist()
         best, best_score = plays[0], -np.inf
         for a in plays:
             k = v.kind_of(a)
-            effect = v.effect_of[k]
+            effect = effect_of[k]
             score = 0.0
-            if v.is_wild[k]:
+            if is_wild[k]:
                 # keep wilds: worth playing when nothing else fits, or to attack
                 score = -30.0
                 if effect in ATTACKING_WILDS:
@@ -175,9 +178,9 @@ class HeuristicAgent(_RuleBased):
                 elif effect == _OPTIMUS:
                     score += 6.0 if n_hand >= 4 else 0.0  # a won duel sheds two more cards
             else:
-                c = v.colour_of[k]
+                c = colour_of[k]
                 score += 2.0 * colour_counts[c]          # stay in the colour we hold most of
-                score += 0.1 * v.points_of[k]             # shed points
+                score += 0.1 * points_of[k]               # shed points
                 if effect in TEMPO_EFFECTS:
                     score += 12.0 if threat else 1.0      # tempo cards hurt most near the end
                     if effect in DRAW_EFFECTS:
@@ -187,8 +190,8 @@ class HeuristicAgent(_RuleBased):
             if effect == _FLIP:
                 score += self._flip_value(obs, threat)
             elif effect == _DISCARD_ALL:
-                score += 4.0 * (colour_counts[v.colour_of[k]] - 1)  # every other card of its colour goes too
-            if n_hand <= 2 and v.is_wild[k]:
+                score += 4.0 * (colour_counts[colour_of[k]] - 1)  # every other card of its colour goes too
+            if n_hand <= 2 and is_wild[k]:
                 score += 40.0                             # going out: spend the wild
             score += self.rng.random() * 0.01
             if score > best_score:
@@ -198,10 +201,11 @@ class HeuristicAgent(_RuleBased):
     def choose_response(self, obs, plays):
         """Attack's Mass Hit: the cheapest hit card (Hit 1, Hit 2, a Wild Attack last); other stacks as plays."""
         v = self.view
-        if v.effect_of[v.kind_of(plays[0])] not in HIT_EFFECTS:
+        effect_of = v.tables[0]
+        if effect_of[v.kind_of(int(plays[0]))] not in HIT_EFFECTS:
             return self.choose_play(obs, plays)
-        order = {P.HIT_ONE: 0, P.HIT_TWO: 1, P.WILD_ATTACK: 2}
-        return min(plays, key=lambda a: (order[v.effect_of[v.kind_of(a)]], self.rng.random()))
+        order = {int(P.HIT_ONE): 0, int(P.HIT_TWO): 1, int(P.WILD_ATTACK): 2}
+        return min(plays.tolist(), key=lambda a: (order[effect_of[v.kind_of(a)]], self.rng.random()))
 
     def _flip_value(self, obs, threat: bool) -> float:
         """Flip: the next opponent will hold its visible back faces; flip when those are weak, not when strong."""

@@ -21,6 +21,9 @@ class ObservationView:
         self.is_wild = np.array(game.is_wild)
         self.effect_of = np.array([int(e) for e in game.effect_of])
         self.flip_icon = np.array(game.deck.flip_icon_of)
+        #: effect, is-wild, colour and points of each kind as plain Python lists (for per-play loops)
+        self.tables = ([int(e) for e in game.effect_of], [bool(w) for w in game.is_wild],
+                       [int(c) for c in game.colour_of], [float(p) for p in game.points_of])
 
     def hand(self, obs: np.ndarray) -> np.ndarray:
         """Own card counts per kind."""
