@@ -70,10 +70,8 @@ class ObservationView:
 
     def colour_counts(self, counts: np.ndarray) -> np.ndarray:
         """Cards per colour in a per-kind count vector (wilds excluded)."""
-        out = np.zeros(len(self.game.deck.colours))
         coloured = ~self.is_wild
-        np.add.at(out, self.colour_of[coloured], counts[coloured])
-        return out
+        return np.bincount(self.colour_of[coloured], weights=counts[coloured], minlength=len(self.game.deck.colours))
 
     def plays(self, mask: np.ndarray) -> np.ndarray:
         """Legal card-play action ids: regular plays (= kind ids), then Flex FLEX-mode plays."""
