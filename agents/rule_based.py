@@ -143,8 +143,8 @@ class GreedyAgent(_RuleBased):
         v = self.view
         effect_of, _, _, points_of = v.tables
         scores = [points_of[k] + (0.5 if v.is_flex(a) and effect_of[k] != _NUMBER else 0.0)
-                  for a, k in ((a, v.kind_of(a)) for a in plays.tolist())]
-        return plays[scores.index(max(scores))]  # the first of equals, as np.argmax
+                  for a, k in ((a, v.kind_of(a)) for a in map(int, plays))]
+        return int(plays[scores.index(max(scores))])  # the first of equals, as np.argmax
 
 
 class HeuristicAgent(_RuleBased):
@@ -164,7 +164,7 @@ class HeuristicAgent(_RuleBased):
         if len(power):  # Flex: what the power-card terms need, read once per decision
             n = v.num_players(obs)
             near_out = threat or min(v.hand_sizes(obs)[1:n]) <= 2
-        plays = plays.tolist()
+        plays = list(map(int, plays))  # plain ints (an array or any sequence of ids)
         best, best_score = plays[0], -np.inf
         for a in plays:
             k = v.kind_of(a)
@@ -205,7 +205,7 @@ class HeuristicAgent(_RuleBased):
         if effect_of[v.kind_of(int(plays[0]))] not in HIT_EFFECTS:
             return self.choose_play(obs, plays)
         order = {int(P.HIT_ONE): 0, int(P.HIT_TWO): 1, int(P.WILD_ATTACK): 2}
-        return min(plays.tolist(), key=lambda a: (order[effect_of[v.kind_of(a)]], self.rng.random()))
+        return min(map(int, plays), key=lambda a: (order[effect_of[v.kind_of(a)]], self.rng.random()))
 
     def _flip_value(self, obs, threat: bool) -> float:
         """Flip: the next opponent will hold its visible back faces; flip when those are weak, not when strong."""
