@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -314,6 +315,18 @@ def test_shipped_native_agents_play_two_and_four_players(variant, other_variant)
         agents.load(f"pretrained:{variant}", Game(variant, num_players=3))
 
 
+def test_pretrained_passes_over_an_sb3_specialist(tmp_path, monkeypatch):
+    """``pretrained`` plays a native specialist of the table size; an SB3 one under that name is passed over."""
+    data = os.path.join(os.path.dirname(__file__), "data")
+    for ext in ("npz", "json"):
+        shutil.copy(os.path.join(data, f"sb3-attack-2p.{ext}"), tmp_path / f"attack-2p.{ext}")
+        shutil.copy(os.path.join(agents.PRETRAINED_DIR, f"attack.{ext}"), tmp_path / f"attack.{ext}")
+    monkeypatch.setattr(agents, "PRETRAINED_DIR", str(tmp_path))
+    assert agents.pretrained_names() == ["attack", "attack-2p"]
+    assert agents.pretrained_for(Game("attack", 2)) == "attack"
+    assert agents.load("pretrained", Game("attack", 2)).policy.metadata["config"]["run_name"] == "attack"
+
+
 def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
     for variant in ("xiangqi", "attack"):  # no four-player specialist of these is shipped
         game = Game(variant, num_players=4)
@@ -327,7 +340,7 @@ def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
     # at two players, a native specialist of that size is preferred; an earlier SB3 one is not
     assert agents.load("pretrained", Game("classic", 2)).policy.metadata["config"]["run_name"] == "classic-2p"
     assert agents.pretrained_for(Game("alphabet", 2)) == "alphabet-2p"
-    assert agents.pretrained_for(Game("attack", 2)) == "attack"  # attack-2p is an SB3 agent
+    assert agents.pretrained_for(Game("attack", 2)) == "attack-2p"
     with pytest.raises(ValueError, match="pass game="):
         agents.load("pretrained")
     with pytest.raises(agents.AgentSpecError, match="did you mean .pretrained."):

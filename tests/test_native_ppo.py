@@ -1,6 +1,8 @@
 """The native PPO (``algo: ppo``): it learns, it is deterministic, it resumes, its config is checked."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,9 @@ from train.config import ConfigError, TrainConfig
 from train.evaluation.stats import head_to_head
 from uno_env import Game
 from uno_env.vector import VectorGames
+
+#: The earlier SB3 agent shipped as pretrained:attack-2p, kept as the example of observation layout 1.
+SB3_ATTACK_2P = os.path.join(os.path.dirname(__file__), "data", "sb3-attack-2p")
 
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=12_000, num_games=32, n_steps=64, batch_size=256, n_epochs=4,
             net_arch=[64, 64], snapshot_every=4_000, eval_every=100_000, eval_games=20, run_name="native")
@@ -236,11 +241,12 @@ def test_init_from_a_policy_file_loads_its_actor_and_the_warmup_holds_it(trained
 
 
 def test_init_from_an_older_observation_layout_keeps_its_behaviour(tmp_path):
-    # pretrained:attack-2p reads observation layout 1, a prefix of today's; the fine-tune reads today's
+    # the earlier SB3 attack-2p (shipped until 0.1.0) reads observation layout 1, a prefix of today's;
+    # the fine-tune reads today's
     game = Game("attack", num_players=2)
-    old = load_agent("pretrained:attack-2p", game)
+    old = load_agent(SB3_ATTACK_2P, game)
     assert old.policy.metadata["observation_layout_version"] == 1
-    run = native_ppo.train(_cfg(tmp_path, variant="attack", init_from="pretrained:attack-2p", net_arch=[256, 256],
+    run = native_ppo.train(_cfg(tmp_path, variant="attack", init_from=SB3_ATTACK_2P, net_arch=[256, 256],
                                 critic_warmup_steps=10_000, total_timesteps=300, eval_games=2), progress=False)
     new = load_agent(run["run_dir"] + "/policy", game)
     assert new.policy.metadata["observation_layout_version"] > 1
