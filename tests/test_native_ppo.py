@@ -241,8 +241,8 @@ def test_init_from_a_policy_file_loads_its_actor_and_the_warmup_holds_it(trained
 
 
 def test_init_from_an_older_observation_layout_keeps_its_behaviour(tmp_path):
-    # the earlier SB3 attack-2p (shipped until 0.1.0) reads observation layout 1, a prefix of today's;
-    # the fine-tune reads today's
+    # the earlier SB3 attack-2p (shipped until the native specialist replaced it) reads observation layout 1,
+    # a prefix of today's; the fine-tune reads today's
     game = Game("attack", num_players=2)
     old = load_agent(SB3_ATTACK_2P, game)
     assert old.policy.metadata["observation_layout_version"] == 1
