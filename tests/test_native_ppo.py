@@ -252,3 +252,34 @@ def test_init_from_an_older_observation_layout_keeps_its_behaviour(tmp_path):
     assert new.policy.metadata["observation_layout_version"] > 1
     observations = np.random.default_rng(0).random((16, new.policy.weights[0].shape[0]), dtype=np.float32)
     assert np.allclose(new.logits(observations), old.logits(observations), atol=1e-4)
+
+
+def test_torch_threads_bounds_the_learner_during_the_run_and_is_restored_after(tmp_path, monkeypatch):
+    import torch
+
+    seen = []
+    update = native_ppo.ppo_update
+
+    def counting_update(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return update(*args, **kwargs)
+
+    monkeypatch.setattr(native_ppo, "ppo_update", counting_update)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        native_ppo.train(_cfg(tmp_path, total_timesteps=2_000, eval_games=2, torch_threads=1), progress=False)
+        assert seen and set(seen) == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("load, threads, hinted", [(1.0, 2, True), (0.1, 2, False), (3.0, 1, False)])
+def test_a_busy_machine_gets_the_torch_threads_hint(monkeypatch, load, threads, hinted):
+    monkeypatch.setattr(native_ppo.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(native_ppo.os, "getloadavg", lambda: (load, load, load))
+    hint = native_ppo.busy_machine_hint(threads)
+    assert (hint is not None) == hinted
+    if hinted:
+        assert "torch_threads: 1" in hint and f"load {load:.1f} on 2 cores" in hint

@@ -72,6 +72,7 @@ def test_variant_self_play_smoke_run(tmp_path, variant):
     ({"max_snapshots": 0}, "max_snapshots"),
     ({"time_limit_minutes": -1.0}, "time_limit_minutes"),
     ({"net_arch": [64, True]}, "net_arch"),
+    ({"torch_threads": -1}, "torch_threads"),
 ])
 
 def test_bad_training_configs(data, words):

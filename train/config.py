@@ -44,6 +44,11 @@ class TrainConfig:
     """(ppo) Run each PPO update in a second process (``train/updater.py``) while the next batch is
     collected with the weights from before it, so the games and the update use two cores at once. The
     price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
+    torch_threads: int = 0
+    """(ppo) Threads torch may use in the learner's process for the forward passes and the update (0:
+    torch's default, one per core). Set 1 when the cores are shared: two runs side by side on two cores,
+    each with two threads, learned about 6 times slower than with one each. With ``overlap_update`` the
+    learner and the updater each get half of them (at least 1)."""
     ray_collectors: int = 2
     """(ppo) Collectors run as Ray actors when training with ``--ray`` (one CPU of the cluster each; the
     games split over them as over ``collector_workers`` without Ray); ignored without ``--ray``."""
@@ -191,6 +196,9 @@ class TrainConfig:
             RuleSet.create(self.variant, n, self.rule_options)  # names the allowed player counts if not
         if not 0 <= self.collector_workers <= 64:
             raise ConfigError(f"training config 'collector_workers' = {self.collector_workers} must be in 0..64")
+        if not 0 <= self.torch_threads <= 256:
+            raise ConfigError(f"training config 'torch_threads' = {self.torch_threads} must be in 0..256 "
+                              "(0: torch's default, one per core)")
         if not 1 <= self.ray_collectors <= 1024:
             raise ConfigError(f"training config 'ray_collectors' = {self.ray_collectors} must be in 1..1024")
         if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):

@@ -28,6 +28,7 @@ Timesteps count the learner's decisions that were learned from.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from multiprocessing.connection import wait as mp_wait
 
@@ -111,6 +112,20 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         with session(ray_address, num_cpus=max(os.cpu_count() or 1, cfg.ray_collectors)):
             return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=True)
     return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=False)
+
+
+def busy_machine_hint(threads: int) -> str | None:
+    """Advice to set ``torch_threads: 1`` when torch's threads and the machine's load outnumber its cores, else None."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]  # the last minute's runnable processes; not on Windows
+    except (AttributeError, OSError):
+        return None
+    if threads < 2 or load + threads <= cores + 0.5:
+        return None
+    return (f"train: the machine is busy (load {load:.1f} on {cores} cores) and torch may use {threads} threads "
+            "here; if this run learns slowly, set torch_threads: 1 in its config (docs/training.md, "
+            "\"Torch's threads\")")
 
 
 def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interval: float, progress_stream,
@@ -331,7 +346,11 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
 
     updater = None  # the overlapped update's process (cfg.overlap_update)
     threads_before = torch.get_num_threads()
-    overlapped_threads = max(1, threads_before // 2)
+    if cfg.torch_threads:
+        torch.set_num_threads(cfg.torch_threads)
+    elif progress and (hint := busy_machine_hint(threads_before)):
+        print(hint, file=progress_stream or sys.stderr, flush=True)
+    overlapped_threads = max(1, torch.get_num_threads() // 2)
     pending = [0, 0.0]  # decisions in the update it is running, and the oracle keep they were collected at
     collectors: list = []
     with stop:  # the first Ctrl-C stops after the current batched step, a second at once
