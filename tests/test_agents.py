@@ -328,12 +328,12 @@ def test_pretrained_passes_over_an_sb3_specialist(tmp_path, monkeypatch):
 
 
 def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
-    for variant in ("xiangqi", "attack"):  # no four-player specialist of these is shipped
-        game = Game(variant, num_players=4)
-        bot = agents.load("pretrained", game, seed=1)
-        assert bot.policy.metadata["config"]["run_name"] == variant
+    bot = agents.load("pretrained", Game("flex", num_players=3), seed=1, strict_rules=False)  # no 3p specialist
+    assert bot.policy.metadata["config"]["run_name"] == "flex"
+    assert agents.pretrained_for(Game("xiangqi", 3)) == "xiangqi"
     # a four-player specialist plays four-player tables, and only those
-    assert agents.load("pretrained", Game("classic", 4)).policy.metadata["config"]["run_name"] == "classic-4p"
+    for variant in ("classic", "xiangqi", "flex"):
+        assert agents.load("pretrained", Game(variant, 4)).policy.metadata["config"]["run_name"] == f"{variant}-4p"
     assert agents.pretrained_for(Game("classic", 3)) == "classic"
     with pytest.raises(PolicyFileError, match="4 players"):
         agents.load("pretrained:classic-4p", Game("classic", num_players=2))
