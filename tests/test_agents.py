@@ -332,7 +332,7 @@ def test_pretrained_without_a_name_is_the_policy_of_the_games_variant():
     assert bot.policy.metadata["config"]["run_name"] == "flex"
     assert agents.pretrained_for(Game("xiangqi", 3)) == "xiangqi"
     # a four-player specialist plays four-player tables, and only those
-    for variant in ("classic", "xiangqi", "flex"):
+    for variant in ("classic", "xiangqi", "flex", "attack"):
         assert agents.load("pretrained", Game(variant, 4)).policy.metadata["config"]["run_name"] == f"{variant}-4p"
     assert agents.pretrained_for(Game("classic", 3)) == "classic"
     with pytest.raises(PolicyFileError, match="4 players"):
