@@ -295,8 +295,8 @@ def test_a_resumed_tournament_gives_the_results_of_an_uninterrupted_one(tmp_path
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / STREAM_FILE).write_text("\n".join(lines[:8]) + "\n" + lines[8][:40])
     played = []
-    real_play = tournament._play
-    monkeypatch.setattr(tournament, "_play", lambda job: (played.append(job[0]), real_play(job))[1])
+    real_play = tournament.play_job
+    monkeypatch.setattr(tournament, "play_job", lambda job: (played.append(job[0]), real_play(job))[1])
     resumed = run_tournament(rules, AGENTS, 24, seed=5, workers=1, progress=False, out_dir=str(tmp_path / "b"),
                              resume=True, record_dir=str(tmp_path / "rec-b"))
     assert played == list(range(7, 24))
@@ -339,21 +339,21 @@ def test_an_unfinished_tournament_is_not_overwritten_without_resume(tmp_path):
 def test_cli_eval_interrupted_then_resumed(tmp_path, capsys, monkeypatch):
     base = ["eval", "--agents", *AGENTS, "--games", "12", "--seed", "3", "--workers", "1", "--no-progress"]
     assert main(base + ["--out", str(tmp_path / "whole")]) == 0
-    real_play = tournament._play
+    real_play = tournament.play_job
 
     def play_until_ctrl_c(job):
         if job[0] == 5:
             raise KeyboardInterrupt
         return real_play(job)
 
-    monkeypatch.setattr(tournament, "_play", play_until_ctrl_c)
+    monkeypatch.setattr(tournament, "play_job", play_until_ctrl_c)
     out = str(tmp_path / "cut")
     capsys.readouterr()
     assert main(base + ["--out", out]) == 130
     text = capsys.readouterr().out
     assert f"5 of 12 games kept in {os.path.join(out, STREAM_FILE)}" in text
     assert "--resume" in text.splitlines()[-1] and "uno-env eval --variant classic" in text
-    monkeypatch.setattr(tournament, "_play", real_play)
+    monkeypatch.setattr(tournament, "play_job", real_play)
     assert main(base + ["--out", out, "--resume"]) == 0
     assert "resuming: 5 of 12 games already played" in capsys.readouterr().out
     assert json.load(open(tmp_path / "whole" / "results.json")) == json.load(open(os.path.join(out, "results.json")))

@@ -17,7 +17,7 @@ from train import native_ppo
 from train.cli import main
 from train.config import TrainConfig
 from train.errors import UsageError
-from train.evaluation import tournament
+from train.evaluation import tournament, worker
 from train.scaleout import require_ray
 from uno_env import Game, RuleSet
 
@@ -66,8 +66,8 @@ def test_a_lost_worker_s_chunk_is_played_again_and_counted_once(tmp_path):
         played = ray_tournament.run_jobs(rules, specs, jobs, loaded, progress=False, sink=sink,
                                          task=ray.remote(max_retries=2)(crash_once))
     assert os.path.exists(marker)  # the crash did happen
-    tournament._init_worker(rules.to_dict(), specs)
-    expected = [tournament._play(job) for job in jobs]
+    worker.init_worker(rules.to_dict(), specs)
+    expected = [worker.play_job(job) for job in jobs]
     assert sorted(played, key=lambda r: r["index"]) == expected
     assert sorted(_stream_indices(tmp_path / "out")) == list(range(40))
 

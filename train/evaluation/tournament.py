@@ -24,14 +24,9 @@ import json
 import math
 import os
 import shlex
-import signal
-from multiprocessing import get_context, parent_process
+from multiprocessing import get_context
 
-import agents
 from uno_env import Game, RuleSet
-from uno_env.observation import ObservationEncoder
-from uno_env.records import Recorder
-from uno_env.turn import hand_points
 
 from .. import atomic
 from ..agent_specs import load_agent
@@ -41,9 +36,9 @@ from ..progress import DEFAULT_INTERVAL, Progress, add_progress_arguments
 from ..rule_args import add_rule_arguments, rules_from_args
 from ..scaleout import LOCAL, add_ray_argument
 from .report import markdown, summarise, write_outputs
-from .stats import play_game
 from .stream import (STREAM_FILE, STREAM_FORMAT, STREAM_VERSION, TournamentError, fingerprints, open_stream,
                      read_stream)
+from .worker import init_worker, play_job
 
 EXIT_INTERRUPTED = 130
 
@@ -63,42 +58,6 @@ def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]
         cycle = [u[r:] + u[:r] for t in tables for u in dict.fromkeys((t, t[::-1])) for r in range(players)]
     reps = max(1, math.ceil(games / len(cycle)))
     return cycle * reps
-
-
-# -- worker side: one Game and encoder per process, agents built per game from their specs
-_WORKER: dict = {}
-
-
-def _init_worker(rules: dict, specs: list[str], files: dict | None = None) -> None:
-    if parent_process() is not None:  # a pool worker: Ctrl-C is the parent's to handle (it stops the pool)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    game = Game(RuleSet.from_dict(rules))
-    if files is None:  # policy files are read once per process; each game gets fresh agents with its own seeds
-        loaded = {spec: load_agent(spec, game) for spec in specs if spec not in agents.BUILTIN}
-        files = {spec: agent for spec, agent in loaded.items() if isinstance(agent, agents.PolicyAgent)}
-    _WORKER.update(game=game, encoder=ObservationEncoder(game), specs=specs, files=files)
-
-
-def _agent(spec: str, seed: int):
-    proto = _WORKER["files"].get(spec)
-    if proto is None:
-        return load_agent(spec, _WORKER["game"], seed=seed)
-    return agents.PolicyAgent(proto.policy, proto.deterministic, seed)
-
-
-def _play(job: tuple[int, int, tuple[int, ...], bool]) -> dict:
-    """Play game ``index`` with the given seating; returns its result (and record lines)."""
-    index, seed, seating, record = job
-    game, enc, specs = _WORKER["game"], _WORKER["encoder"], _WORKER["specs"]
-    policies = [_agent(specs[a], seed * 1_000_003 + index * 101 + seat) for seat, a in enumerate(seating)]
-    rec = Recorder(game, seed + index, [specs[a] for a in seating]) if record else None
-    state = play_game(game, policies, seed + index, enc, step=rec.step if rec else None)
-    out = {"index": index, "seating": list(seating), "winner": state.winner, "round_points": list(state.round_points),
-           "hand_points": [hand_points(game, state, q) for q in range(game.num_players)],
-           "truncated": state.truncated}
-    if rec:
-        out["record"] = rec.finish(state).lines()
-    return out
 
 
 def check_games(games: int) -> None:
@@ -167,12 +126,12 @@ def _run_jobs(rules: RuleSet, specs: list[str], jobs: list, workers: int, progre
         if not jobs:
             return results
         if workers <= 1:
-            _init_worker(rules.to_dict(), specs)
-            played = map(_play, jobs)
+            init_worker(rules.to_dict(), specs)
+            played = map(play_job, jobs)
         else:
-            pool = stack.enter_context(get_context("forkserver").Pool(workers, _init_worker,
+            pool = stack.enter_context(get_context("forkserver").Pool(workers, init_worker,
                                                                       (rules.to_dict(), specs)))
-            played = pool.imap(_play, jobs, chunksize=8)
+            played = pool.imap(play_job, jobs, chunksize=8)
         for r in played:
             if sink is not None:  # one line per game, flushed: a killed run keeps every finished game
                 sink.write(json.dumps(r, ensure_ascii=False) + "\n")

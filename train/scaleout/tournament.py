@@ -1,7 +1,7 @@
 """``uno-env eval --ray``: the tournament's games as Ray tasks, a chunk of consecutive games per task.
 
 Each task plays its games with the same per-game code and seeds as the local pool
-(``train.evaluation.tournament._play``), so the results equal a local run's whatever the chunking,
+(``train.evaluation.worker.play_job``), so the results equal a local run's whatever the chunking,
 the cluster or the order chunks finish in. The rules, agent specs and the policy agents loaded by
 the driver travel once per tournament in Ray's object store: worker nodes need uno-env installed,
 not the policy files. A Ray worker keeps its game and agents between the chunks of one tournament.
@@ -16,7 +16,7 @@ import json
 import math
 import uuid
 
-from ..evaluation import tournament as local
+from ..evaluation.worker import init_worker, play_job
 from ..evaluation.stream import TournamentError
 from ..progress import DEFAULT_INTERVAL, Progress
 from . import require_ray
@@ -34,9 +34,9 @@ _SETUP: dict = {"token": None}  # worker side: the tournament whose game and age
 def play_chunk(setup: dict, jobs: list) -> list[dict]:
     """Play a chunk of games (worker side); the first chunk of a tournament in this process sets it up."""
     if _SETUP["token"] != setup["token"]:
-        local._init_worker(setup["rules"], setup["specs"], setup["files"])
+        init_worker(setup["rules"], setup["specs"], setup["files"])
         _SETUP["token"] = setup["token"]
-    return [local._play(job) for job in jobs]
+    return [play_job(job) for job in jobs]
 
 
 _REMOTE: dict = {}
