@@ -212,18 +212,19 @@ def test_to_spec_reports_unused_scripted_bursts():
 
 
 def test_launcher_empty_at_turn_start_is_reloaded_from_discard_minus_top():
-    """AMB-C2: at the start of a turn an empty launcher is loaded with every discard but the top."""
+    """AMB-C2: at the start of a turn an empty launcher is loaded with every discard but the top.
+
+    A scenario's turn is the start of that turn, so a spec with an empty launcher is reloaded as it is built.
+    """
     g = game(3)
     hands = [["G5", "B5"], ["R4", "B6"], ["R8", "Y8"]]
     s = build(g, current=0, discard=["G3"], hands=hands, draw_pile=[], unplaced="discard", launcher=[2])
-    before = g.to_spec(s)["discard"]
-    assert len(s.draw_pile) == 0
-    step(g, s, "play G5")
     sp = check(g, s)
-    assert s.current_seat == 1 and s.phase == "TURN"
-    assert sp["discard"] == ["G5"]
-    assert Counter(sp["draw_pile"]) == Counter(before)
-    assert len(s.draw_pile) == 112 - 5 - 1  # P0 placed one of the six held cards
+    assert sp["discard"] == ["G3"]
+    assert len(s.draw_pile) == 112 - 6 - 1  # every card but the hands and the top
+    assert s.current_seat == 0 and s.phase == "TURN"
+    step(g, s, "play G5")
+    assert g.to_spec(s)["discard"] == ["G3", "G5"] and len(s.draw_pile) == 112 - 6 - 1
     step(g, s, "press")
     assert s.hand_size[1] == 4
 

@@ -124,6 +124,8 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     s.phase = Phase.TURN
     s.colour_declarer = (current - s.direction) % n if g.is_wild[top] else -1
     s.ref_colour = s.colour
+    if g.on_turn_start is not None:  # the spec's state is the start of a turn (Attack: an empty launcher reloads)
+        g.on_turn_start(g, s)
     return s
 
 

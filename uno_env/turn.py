@@ -539,6 +539,8 @@ def effect_skip(g, s, p, kind, count, final):
 
 def effect_reverse(g, s, p, kind, count, final):
     """Reverse the direction (CORE-14); two players: acts as a Skip; against a penalty it deflects."""
+    if final and s.penalty is None:  # a last card's reverse is not resolved (CORE-24)
+        return
     if count % 2:
         s.direction = -s.direction
     if s.penalty is not None:

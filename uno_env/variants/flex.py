@@ -57,6 +57,8 @@ def effect_flex_skip(g, s, p, kind, count, final):
 def effect_flex_reverse(g, s, p, kind, count, final):
     """REGULAR: Reverse. FLEX: reverse, then skip the next player in the new direction."""
     if s.flex_play:
+        if final:  # a last card's reverse is not resolved (CORE-24)
+            return
         s.direction = -s.direction
         s.next_seat = (p + 2 * s.direction) % s.num_players
     else:
