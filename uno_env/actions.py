@@ -32,6 +32,22 @@ _SPECIAL_ALIASES = {"no_call": "no-call", "nocall": "no-call", "keep": "pass", "
                     "take": "accept"}
 
 
+class AbsoluteTarget(int):
+    """The id of ``target P<seat>`` read without a state, which keeps its text.
+
+    Its value is read against the seat that decided last in the game that read it; ``Game.step``
+    reads the text again against the state it is applied to, so the right seat is aimed at either way.
+    """
+
+    def __new__(cls, action: int, text: str):
+        obj = super().__new__(cls, action)
+        obj.text = text
+        return obj
+
+    def __getnewargs__(self):
+        return int(self), self.text
+
+
 class ActionLayout:
     """Where each kind of action sits in the flat action space."""
 

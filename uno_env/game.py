@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import turn
-from .actions import ActionLayout
+from .actions import AbsoluteTarget, ActionLayout
 from .cards import Effect, load_deck, load_deck_file
 from .errors import ActionParseError, IllegalActionError, RuleError
 from .rules import RuleSet
@@ -156,6 +156,7 @@ class Game:
         self.physical = None                  # Flip: tracker of the two-sided physical cards
         self.early_call_kinds = frozenset()   # kinds whose UNO call is asked before their effect (Flip's duels)
         self.on_turn_start = None             # (g, s) at the start of every turn (Attack: launcher reload)
+        self._last_decider = 0                # the seat that decided last in a state of this game (action_from_string)
         self.draw_action = None               # (g, s, p) replaces the TURN draw (Attack: one press, turn over)
         self.until_wild_satisfies = False     # a drawn wild ends a draw-until-colour (Flip option)
         self.extra_handlers = {}              # Phase -> handler(g, s, action, legal) of a variant's own phases
@@ -179,6 +180,7 @@ class Game:
         s.dealer = int(rng.integers(self.num_players))
         turn.deal_round(self, s)
         turn.run(self, s)
+        self._last_decider = s.current_seat
         return s
 
     @classmethod
@@ -197,7 +199,9 @@ class Game:
         """A state built from a scenario spec (README "Scenario specs")."""
         from .spec import state_from_spec
 
-        return state_from_spec(self, spec)
+        s = state_from_spec(self, spec)
+        self._last_decider = s.current_seat
+        return s
 
     def to_spec(self, state: State) -> dict:
         """The state as a scenario spec, plus phase, winner, pending and scores."""
@@ -333,11 +337,14 @@ class Game:
             s.truncated = True
             s.winner = turn.match_leader(self, s) if self.match else None
             turn.finish(s)
+        self._last_decider = s.current_seat  # what a target read without a state is aimed from
         return s
 
     def _coerce_action(self, s: State, action: Any) -> int:
         if isinstance(action, str):
             return self.action_from_string(action, s)
+        if isinstance(action, AbsoluteTarget):
+            return self.action_from_string(action.text, s)
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
             return int(action)
         raise IllegalActionError(f"action must be an int id (or an action string), got {action!r}")
@@ -502,9 +509,18 @@ class Game:
         return self.layout.to_string(action, seat, self.num_players, self.colour_names(state))
 
     def action_from_string(self, text: str, state: State | None = None) -> int:
-        """Action id of an action string; absolute targets (``target P2``) need the state."""
-        seat = state.current_seat if state is not None else None
-        return self.layout.from_string(text, seat, self.num_players, self.colour_names(state))
+        """Action id of an action string; an absolute target (``target P2``) is read against ``state``'s deciding seat.
+
+        Without a state, against the seat that decided last in a state of this game (the id keeps its
+        text, so ``step`` reads it again against the state it is applied to).
+        """
+        if state is not None:
+            return self.layout.from_string(text, state.current_seat, self.num_players, self.colour_names(state))
+        action = self.layout.from_string(text, self._last_decider, self.num_players, None)
+        words = text.split()
+        if len(words) == 2 and words[0].lower() == "target" and words[1][:1] in "pP":
+            return AbsoluteTarget(action, text)
+        return action
 
     def colour_names(self, state: State | None = None) -> tuple[str, ...] | None:
         """Names of the colours as the state reads them (Flip: the active side's); None: the deck's own."""

@@ -87,6 +87,8 @@ COMMON_OPTIONS: tuple[Option, ...] = (
            choices=("clockwise", "random", "winner")),
     Option("two_player_reverse_as_skip", True, "with two players a Reverse acts as a Skip (AMB-G12)", type=bool),
     Option("max_steps", 5000, "decisions after which a game is truncated", type=int, minimum=1),
+    Option("illegal_action_policy", "mask", "illegal actions are masked, and rejected with an error (§1.14; the "
+           "penalising policy of HR-7 is not implemented)", choices=("mask",)),
 )
 
 #: The Classic family's own rules and the house rules of docs/rules.md §3.

@@ -117,6 +117,7 @@ def wild_steps(g, s, p: int, kind: int) -> list[tuple]:
 def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
     """Steps (3)-(9) of §1.6 once the colour is known."""
     final = s.hand_size[p] == 0
+    one_left = s.hand_size[p] == 1  # the UNO obligation is the placement's (§1.6 step 3), even if its effect draws
     if not response:  # a response placement reuses the END_TURN of the card it answers
         s.agenda.append(END_TURN_STEP)
     g.effect_fn_of[kind](g, s, p, kind, count, final)
@@ -128,7 +129,7 @@ def after_colour(g, s, p: int, kind: int, count: int, response: bool) -> None:
         return
     if g.jump_in:  # the window belongs to the last card placed: a wild answering a stack closes the earlier one
         s.jump = (kind, p) if g.jump_in_wild or not g.is_wild[kind] else None
-    if s.hand_size[p] == 1 and g.uno_asks and kind not in g.early_call_kinds:
+    if (one_left or s.hand_size[p] == 1) and g.uno_asks and kind not in g.early_call_kinds:
         s.agenda.append((UNO, p))
 
 

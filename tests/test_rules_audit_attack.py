@@ -1,7 +1,7 @@
-"""Audit of the UNO Attack rules engine against the rules contract (RULES.md §2.4, §4.1, §4.5, §5.5, §6.5, §6.7).
+"""Audit of the UNO Attack rules engine against the rules contract (docs/rules.md §2.4, §4.1, §4.5, §5.5, §6.5, §6.7).
 
-Written from RULES.md alone. Tests that fail mark places where the engine disagrees with the contract;
-the others pin rules the existing ``test_attack_rules.py`` does not cover, plus a differential check of
+Written from docs/rules.md alone. The first block pins the two places the engine once disagreed with the
+contract (fixed); the others pin rules the existing ``test_attack_rules.py`` does not cover, plus a differential check of
 random games against an independent reference model of §2.4 (``test_random_games_match_reference_model``).
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ def legal(g: Game, s) -> set[str]:
     return set(g.legal_action_strings(s))
 
 
-# =========================================================================== divergences (fail now)
+# =========================================================================== divergences found by the audit (fixed)
 
 def test_spec_turn_with_empty_launcher_reloads_before_the_press():
     """§2.4 Reload / AMB-C2: "at the start of every turn, if the launcher is empty, shuffle all discards except
