@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from uno_env import Game
+from uno_env.errors import SpecError
 
 T, F = True, False
 
@@ -285,3 +286,25 @@ def test_draw_with_nothing_to_draw_ends_the_turn():
     assert game.legal_action_strings(state) == ["draw"]
     out = run(game, state, "draw")
     assert out["current"] == 1 and sizes(out) == [1, 51, 51] and out["phase"] == "TURN"
+
+
+@pytest.mark.parametrize("power, expected", [
+    ([F], [F, T, T, T]),                       # a short list: the seats not listed are ✓ (§6.3)
+    ({2: F}, [T, T, F, T]),                     # a mapping by seat
+    ({"P1": "✘", "3": "off"}, [T, F, T, F]),    # seats as P<n> or digits, states as words
+    ([T, F, T, F], [T, F, T, F]),               # the full list, as to_spec writes it
+])
+def test_power_spec_lists_only_the_seats_it_names(power, expected):
+    """§6.3: "`power` listed per player; a player whose power is not listed is ✓"."""
+    game, state = build([5, 5, 5, 5], ["G5"], power=power)
+    assert game.to_spec(state)["power"] == expected
+
+
+@pytest.mark.parametrize("power, words", [
+    ([T, T, T, T, T], "at most 4 entries"), ({4: F}, "not a seat"), ({"P-1": F}, "not a seat"),
+    ([F, F, F, F], "every seat is ✘"), ([T, "maybe"], r"power\[1\] = 'maybe'"),
+])
+def test_a_bad_power_spec_names_what_is_wrong(power, words):
+    """A power entry the spec cannot place is a SpecError naming it (seats 0..n-1, ✓/✘ values)."""
+    with pytest.raises(SpecError, match=words):
+        build([5, 5, 5, 5], ["G5"], power=power)

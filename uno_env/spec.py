@@ -16,6 +16,10 @@ Format (README "Scenario specs"); every key is optional:
     unplaced: draw_pile         # or discard
     dealer: 0
     start: false                # true: turn the draw pile's top as the starter and apply the starter rule
+    power: [true, false]        # Flex: per seat from P0, or {2: false}; seats not listed are true
+    side: A                     # Flip: the active side
+    launcher: [0, 1, 3]         # Attack: scripted burst sizes, one per press (an empty launcher reloads at once:
+                                # the spec's turn is a turn's start)
 
 ``to_spec`` writes every card in place (so nothing is unplaced) and adds ``phase``, ``winner``
 and ``pending``. A TURN-phase spec read back gives the same cards, seats, direction, colour, phase

@@ -9,6 +9,8 @@ Draw 2, Wild Draw Four) ask for their target (CHOOSE_TARGET) before the colour.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..cards import Effect
 from ..options import COMMON_OPTIONS, Option
 from ..errors import SpecError
@@ -215,23 +217,37 @@ _POWER_WORDS = {"✓": True, "✘": False, "on": True, "off": False, "green": Tr
 
 
 def read_spec(g, s, spec) -> None:
-    """The ``power`` key: one entry per seat, true/✓ (default) or false/✘."""
+    """The ``power`` key: per seat true/✓ or false/✘, as a list from P0 or a mapping by seat; seats not listed are ✓."""
     value = spec.get("power")
     if value is None:
         return
     n = s.num_players
-    if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise SpecError(f"power = {value!r} must be a list of {n} entries (true/✓ or false/✘ per seat)")
-    power = []
-    for seat, v in enumerate(value):
+    if isinstance(value, Mapping):
+        entries = [(_power_seat(key, n), v) for key, v in value.items()]
+    elif isinstance(value, (list, tuple)) and len(value) <= n:
+        entries = list(enumerate(value))
+    else:
+        raise SpecError(f"power = {value!r} must be a list of at most {n} entries from P0 on, or a mapping by seat "
+                        "(true/✓ or false/✘ each; seats not listed are ✓)")
+    power = [True] * n
+    for seat, v in entries:
         if isinstance(v, str) and v.strip().lower() in _POWER_WORDS:
             v = _POWER_WORDS[v.strip().lower()]
         if not isinstance(v, bool):
             raise SpecError(f"power[{seat}] = {v!r} must be true/✓ or false/✘")
-        power.append(v)
+        power[seat] = v
     if not any(power):
         raise SpecError("power: every seat is ✘, which the all-✘ reset never leaves standing; set at least one true")
     s.power = power
+
+
+def _power_seat(key, n: int) -> int:
+    """A seat of the ``power`` mapping: 2, "2" or "P2"."""
+    text = str(key).strip()
+    text = text[1:] if text[:1] in "pP" else text
+    if isinstance(key, bool) or not text.isdigit() or not 0 <= int(text) < n:
+        raise SpecError(f"power: {key!r} is not a seat of this {n}-player game (write 0..{n - 1} or P0..P{n - 1})")
+    return int(text)
 
 
 def write_spec(g, s, spec) -> None:
