@@ -120,10 +120,11 @@ class ActionLayout:
         raise ActionParseError(f"action id {action!r} is outside the action space 0..{self.size - 1}")
 
     def from_string(self, text: str, seat: int | None = None, num_players: int | None = None,
-                    colours: tuple[str, ...] | None = None) -> int:
+                    colours: tuple[str, ...] | None = None, side: int = 0) -> int:
         """Action id of an action string (``play R7``, ``colour B``, ``target P2``, ``pass`` …).
 
         ``colours``: the colour names the state reads (Flip: the active side's); others are refused.
+        ``side``: Flip's active side, whose face a whole card (``play A:R7|D:Pk3``) is played by.
         """
         if not isinstance(text, str):
             raise ActionParseError(f"action string expected, got {text!r}")
@@ -133,7 +134,7 @@ class ActionLayout:
         verb = words[0].lower()
         if verb == "play" and len(words) in (2, 3):
             try:
-                kind = self.deck.parse(words[1])
+                kind = self._card(words[1], side)
             except ActionParseError:
                 raise
             except ValueError as exc:
@@ -162,6 +163,15 @@ class ActionLayout:
         if word in SPECIAL_WORDS and len(words) == 1:
             return self.challenge + SPECIAL_WORDS.index(word)
         raise ActionParseError(f"cannot read action {text!r}; " + self.vocabulary(colours))
+
+    def _card(self, text: str, side: int) -> int:
+        """The kind a ``play`` names: a card in notation, or a Flip card written whole as its active face."""
+        if "|" not in text or not self.deck.side_colours:
+            return self.deck.parse(text)
+        faces = [self.deck.parse(part) for part in text.split("|")]
+        if len(faces) != 2 or {self.deck.side_of[f] for f in faces} != {0, 1}:
+            raise ActionParseError(f"{text!r}: a whole Flip card is written A-face|D-face, one face of each side")
+        return next(f for f in faces if self.deck.side_of[f] == side)
 
     def _target(self, text: str, arg: str, seat: int | None, num_players: int | None) -> int:
         if arg.startswith("+") and arg[1:].isdigit():

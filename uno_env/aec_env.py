@@ -38,9 +38,9 @@ from .render import render_mode_output
 from .rules import RuleSet
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment with the behaviour of PettingZoo's three standard classic-game wrappers."""
-    return StandardWrapper(raw_env(**kwargs))
+def env(*args: Any, **kwargs: Any) -> AECEnv:
+    """The AEC environment with the behaviour of PettingZoo's three standard classic-game wrappers (``raw_env``'s arguments)."""
+    return StandardWrapper(raw_env(*args, **kwargs))
 
 
 class StandardWrapper(wrappers.OrderEnforcingWrapper):

@@ -156,7 +156,7 @@ class Game:
         self.physical = None                  # Flip: tracker of the two-sided physical cards
         self.early_call_kinds = frozenset()   # kinds whose UNO call is asked before their effect (Flip's duels)
         self.on_turn_start = None             # (g, s) at the start of every turn (Attack: launcher reload)
-        self._last_decider = 0                # the seat that decided last in a state of this game (action_from_string)
+        self._recent = None                   # the state this game built or stepped last (strings without a state)
         self.draw_action = None               # (g, s, p) replaces the TURN draw (Attack: one press, turn over)
         self.until_wild_satisfies = False     # a drawn wild ends a draw-until-colour (Flip option)
         self.extra_handlers = {}              # Phase -> handler(g, s, action, legal) of a variant's own phases
@@ -180,7 +180,7 @@ class Game:
         s.dealer = int(rng.integers(self.num_players))
         turn.deal_round(self, s)
         turn.run(self, s)
-        self._last_decider = s.current_seat
+        self._recent = s
         return s
 
     @classmethod
@@ -199,8 +199,7 @@ class Game:
         """A state built from a scenario spec (README "Scenario specs")."""
         from .spec import state_from_spec
 
-        s = state_from_spec(self, spec)
-        self._last_decider = s.current_seat
+        s = self._recent = state_from_spec(self, spec)
         return s
 
     def to_spec(self, state: State) -> dict:
@@ -337,7 +336,7 @@ class Game:
             s.truncated = True
             s.winner = turn.match_leader(self, s) if self.match else None
             turn.finish(s)
-        self._last_decider = s.current_seat  # what a target read without a state is aimed from
+        self._recent = s  # what an action string without a state is read against
         return s
 
     def _coerce_action(self, s: State, action: Any) -> int:
@@ -504,19 +503,28 @@ class Game:
     # ----------------------------------------------------------------- action strings
 
     def action_to_string(self, action: int, state: State | None = None) -> str:
-        """Readable action (``play R7``, ``colour B``, ``target P2`` with a state, ``pass`` …)."""
-        seat = state.current_seat if state is not None else None
+        """Readable action (``play R7``, ``colour B``, ``target P2``, ``pass`` …) as ``state``'s deciding seat reads it.
+
+        Without a state, as the state this game built or stepped last reads it (targets by absolute seat,
+        Flip's colours by the active side's names).
+        """
+        state = self._recent if state is None else state
+        seat = state.current_seat if state is not None and state.current_seat >= 0 else None
         return self.layout.to_string(action, seat, self.num_players, self.colour_names(state))
 
     def action_from_string(self, text: str, state: State | None = None) -> int:
         """Action id of an action string; an absolute target (``target P2``) is read against ``state``'s deciding seat.
 
-        Without a state, against the seat that decided last in a state of this game (the id keeps its
-        text, so ``step`` reads it again against the state it is applied to).
+        Without a state, against the state this game built or stepped last (a target's id keeps its
+        text, so ``step`` reads it again against the state it is applied to; colours of either Flip side
+        are read).
         """
         if state is not None:
-            return self.layout.from_string(text, state.current_seat, self.num_players, self.colour_names(state))
-        action = self.layout.from_string(text, self._last_decider, self.num_players, None)
+            return self.layout.from_string(text, state.current_seat, self.num_players, self.colour_names(state),
+                                           state.side)
+        recent = self._recent
+        seat = recent.current_seat if recent is not None and recent.current_seat >= 0 else 0
+        action = self.layout.from_string(text, seat, self.num_players, None, recent.side if recent is not None else 0)
         words = text.split()
         if len(words) == 2 and words[0].lower() == "target" and words[1][:1] in "pP":
             return AbsoluteTarget(action, text)

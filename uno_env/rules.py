@@ -20,29 +20,38 @@ from .variants import VARIANTS, get_variant
 class RuleSet:
     """A validated, immutable rule set: variant, player count and every option's value."""
 
-    variant: str
-    num_players: int
-    options: Mapping[str, Any] = field(repr=False)
+    variant: str = "classic"
+    num_players: int = 2
+    options: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        """Validate the fields and complete the options with their defaults (so ``RuleSet(...)`` is ``create``)."""
+        vdef = get_variant(self.variant)
+        num_players = self.num_players
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise RuleError(f"num_players = {num_players!r} must be an int in {vdef.min_players}..{vdef.max_players}")
+        if not vdef.min_players <= num_players <= vdef.max_players:
+            raise RuleError(f"num_players = {num_players} is outside {self.variant}'s range "
+                            f"{vdef.min_players}..{vdef.max_players}")
+        if not isinstance(self.options, Mapping):
+            raise RuleError(f"rule options must be a mapping of option names to values; got {self.options!r}")
+        given = _flatten(self.options)
+        schema = {o.key: o for o in vdef.options}
+        values = {}
+        for key, value in given.items():
+            if key not in schema:
+                raise RuleError(_unknown_option_message(key, self.variant, schema))
+            values[key] = schema[key].validate(value)
+        full = {o.key: values.get(o.key, o.default) for o in vdef.options}
+        object.__setattr__(self, "options", MappingProxyType(full))
 
     @classmethod
     def create(cls, variant: str = "classic", num_players: int = 2,
                options: Mapping[str, Any] | None = None, **kw: Any) -> "RuleSet":
         """Validate a variant name, player count and options (mapping, keyword, or nested per-variant dict)."""
-        vdef = get_variant(variant)
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise RuleError(f"num_players = {num_players!r} must be an int in {vdef.min_players}..{vdef.max_players}")
-        if not vdef.min_players <= num_players <= vdef.max_players:
-            raise RuleError(f"num_players = {num_players} is outside {variant}'s range "
-                            f"{vdef.min_players}..{vdef.max_players}")
-        given = _flatten({**(options or {}), **kw})
-        schema = {o.key: o for o in vdef.options}
-        values = {}
-        for key, value in given.items():
-            if key not in schema:
-                raise RuleError(_unknown_option_message(key, variant, schema))
-            values[key] = schema[key].validate(value)
-        full = {o.key: values.get(o.key, o.default) for o in vdef.options}
-        return cls(variant, num_players, MappingProxyType(full))
+        if options is not None and not isinstance(options, Mapping):
+            raise RuleError(f"rule options must be a mapping of option names to values; got {options!r}")
+        return cls(variant, num_players, {**(options or {}), **kw})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RuleSet":

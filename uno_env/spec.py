@@ -8,7 +8,7 @@ Format (README "Scenario specs"); every key is optional:
     seed: 0                     # orders every card the spec does not place, then drives reshuffles
     current: 0                  # seat to decide; the phase is a normal turn
     direction: 1
-    discard: [R7, G5]           # bottom -> top
+    discard: [R7, G5]           # bottom -> top; default: a number card from the unplaced ones (seeded)
     colour: G                   # required when the top card is a wild
     draw_pile: [R9, Y2]         # top-first; unplaced cards go below (or under the discard)
     hands: [[W4, G1, R2], 6, 6] # a list of cards, or a count filled from the unplaced cards
@@ -36,6 +36,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from . import turn
+from .cards import Effect
 from .errors import SpecError
 from .state import Phase, State
 
@@ -94,6 +95,11 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
         if not entry and not _eliminated(spec, seat):  # (Attack: a seat out of an elimination match holds none)
             raise SpecError(f"hands[{seat}] is empty: a player without cards has already won; give P{seat} a card")
 
+    if spec.get("discard") is None and not start:  # the default top card: the first plain number card unplaced
+        top = next((i for i, k in enumerate(unplaced) if g.effect_of[k] == Effect.NUMBER and not g.is_wild[k]), None)
+        if top is None:
+            raise SpecError("discard: no number card is left unplaced to put on top; name the top card (discard: [R7])")
+        discard = [unplaced.pop(top)]
     where = spec.get("unplaced", "draw_pile")
     if where not in ("draw_pile", "discard"):
         raise SpecError(f"unplaced = {where!r}; allowed: draw_pile, discard")
@@ -120,7 +126,8 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
         return s
 
     if not discard:
-        raise SpecError("discard must name at least the top card (or set start: true to turn a starter)")
+        raise SpecError("discard must name at least the top card (or leave it out for a number card from the unplaced "
+                        "ones, or set start: true to turn a starter)")
     top = discard[-1]
     s.colour = _colour(g, spec, top)
     current = _seat(spec, "current", 0, n)
