@@ -380,3 +380,12 @@ def test_two_players_flip_then_opponent_flips_back():
     assert r2.s.side == A and r2.s.direction == 1
     assert r2.spec["discard"] == ["A:Y8|D:Pk-FLIP", "A:Y1|D:Pk7", "A:R5|D:Pu3", "A:R-FLIP|D:Pk1"]
     assert r2.top == "A:R-FLIP" and r2.colour == "R" and (r2.phase, r2.current) == ("TURN", 0)
+
+
+@pytest.mark.parametrize("written, side", [("A", 0), ("a", 0), ("D", 1), ("d", 1), (" d ", 1)])
+def test_spec_side_is_read_in_either_case(written, side):
+    """§0.3 / the scenario spec: `side: A` or `side: D`, read like the rest of the notation whatever the case."""
+    g = Game("flip", num_players=2)
+    top = "A:R5" if side == 0 else "D:Pk5"
+    s = g.state_from_spec({"side": written, "discard": [top]})
+    assert s.side == side and g.to_spec(s)["side"] == "AD"[side]

@@ -457,9 +457,10 @@ class DuelBlock:
 
 def _spec_side(spec) -> int:
     value = spec.get("side", "A")
-    if value not in ("A", "D"):
+    side = value.strip().upper() if isinstance(value, str) else value
+    if side not in ("A", "D"):
         raise SpecError(f"side = {value!r}; allowed: A (AUTOBOTS) or D (DÉCEPTICONS)")
-    return 0 if value == "A" else 1
+    return 0 if side == "A" else 1
 
 
 def _split(g, text, side: int) -> tuple[int, int]:
