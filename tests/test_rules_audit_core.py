@@ -61,7 +61,7 @@ FILL4 = [["Y1", "Y2"], ["B2", "B3"], ["Y6", "B8"]]  # P1..P3: no red, no 5/7/9, 
     (4, {"multi_play": "on"}, [["RR", "BR", "GR"], *FILL4], ["play RR", "play BR", "play GR"]),
 ], ids=["4p", "3p", "multi_play_3_reverses"])
 def test_last_card_reverse_is_not_resolved(players, options, hands, actions):
-    """RULES §1.9 CORE-24: "Skips, reverses and the Optimus/Megatron duels are not resolved."
+    """docs/rules.md §1.9 CORE-24: "Skips, reverses and the Optimus/Megatron duels are not resolved."
 
     A Reverse that empties its player's hand ends the round; its direction change is not carried
     out, so the direction stays +1.
@@ -77,7 +77,7 @@ def test_last_card_reverse_is_not_resolved(players, options, hands, actions):
 
 @pytest.mark.parametrize("variant,hand_size", [("classic", 7), ("alphabet", 14), ("xiangqi", 7)])
 def test_new_state_deal_and_first_player(variant, hand_size):
-    """RULES §1.2 CORE-2/CORE-4, §2.5, §2.6: H cards each; with a number starter the player left of the
+    """docs/rules.md §1.2 CORE-2/CORE-4, §2.5, §2.6: H cards each; with a number starter the player left of the
     dealer starts clockwise."""
     game = Game(variant, num_players=4)
     plain = 0
@@ -102,7 +102,7 @@ def test_new_state_deal_and_first_player(variant, hand_size):
       "W": 50, "W4": 50}),
 ])
 def test_deck_composition_and_card_values(variant, counts, points):
-    """RULES §2.1 (108 cards), §2.5 (272 itemised cards, AMB-D1), §2.6 (96 cards): copies and points."""
+    """docs/rules.md §2.1 (108 cards), §2.5 (272 itemised cards, AMB-D1), §2.6 (96 cards): copies and points."""
     game = Game(variant, num_players=2)
     total = {"classic": 108, "alphabet": 272, "xiangqi": 96}[variant]
     assert game.deck.size == total == sum(game.deck.count_of)
@@ -118,7 +118,7 @@ def test_deck_composition_and_card_values(variant, counts, points):
     ("R-W", {"play B-W", "play W", "draw"}),   # letter W matches letter W; the wild matches anything
 ])
 def test_alphabet_letters_r_and_w_are_not_reverse_and_wild(top, legal):
-    """RULES §2.5 matching ("颜色或字母或功能相同的牌或万能牌") with §0.3 notation (R-Q letters, RR, W)."""
+    """docs/rules.md §2.5 matching ("颜色或字母或功能相同的牌或万能牌") with §0.3 notation (R-Q letters, RR, W)."""
     game, s = new({"variant": "alphabet", "players": 3, "discard": [top],
                    "hands": [["G-R", "GR", "B-W", "W"], ["Y-B"], ["Y-C"]]})
     assert set(game.legal_action_strings(s)) == legal
@@ -127,7 +127,7 @@ def test_alphabet_letters_r_and_w_are_not_reverse_and_wild(top, legal):
 # =========================================================================== §1.5 drawing
 
 def test_reshuffle_in_the_middle_of_a_draw_two():
-    """RULES §1.5 CORE-11: "Multi-card draws reshuffle mid-draw as often as needed"; the top card stays."""
+    """docs/rules.md §1.5 CORE-11: "Multi-card draws reshuffle mid-draw as often as needed"; the top card stays."""
     game, s = new({"players": 3, "unplaced": "discard", "discard": ["G3", "B4", "R7"], "draw_pile": ["Y9"],
                    "hands": [["R+2", "G1"], ["Y1", "Y2"], ["B1", "B2"]]})
     before = len(spec_of(game, s)["discard"])
@@ -140,7 +140,7 @@ def test_reshuffle_in_the_middle_of_a_draw_two():
 
 
 def test_exhaustion_forfeits_the_rest_of_a_penalty():
-    """RULES §1.5 CORE-12: with nothing left to draw "the remaining draws are forfeited"; the victim still
+    """docs/rules.md §1.5 CORE-12: with nothing left to draw "the remaining draws are forfeited"; the victim still
     loses the turn."""
     # 108 = 1 on the pile + 2 to draw + P0 2 + P1 2 + P2 101
     game, s = new({"players": 3, "discard": ["G5"], "draw_pile": ["Y7", "Y8"],
@@ -153,7 +153,7 @@ def test_exhaustion_forfeits_the_rest_of_a_penalty():
 
 
 def test_draw_until_playable_stops_when_the_piles_run_dry():
-    """RULES §3 HR-5 step 3: "If the piles are exhausted first, the turn ends (CORE-12)"."""
+    """docs/rules.md §3 HR-5 step 3: "If the piles are exhausted first, the turn ends (CORE-12)"."""
     game, s = new({"players": 3, "discard": ["R7"], "draw_pile": ["Y1", "G2"],
                    "hands": [["G3", "B5"], 51, 52]}, draw_rule="draw_until_playable")
     do(game, s, "draw")
@@ -164,7 +164,7 @@ def test_draw_until_playable_stops_when_the_piles_run_dry():
 # =========================================================================== §1.7 restricted wilds
 
 def test_wd4_holding_only_number_and_symbol_matches_is_innocent():
-    """RULES §1.7 CORE-16: "Holding cards that match only by number/symbol does not violate it"."""
+    """docs/rules.md §1.7 CORE-16: "Holding cards that match only by number/symbol does not violate it"."""
     game, s = new({"players": 3, "discard": ["R7", "R+2"], "hands": [["W4", "G7", "B+2"], ["Y1", "Y2"], ["B1"]]})
     do(game, s, "play W4", "colour G", "challenge")
     assert len(game.hand_cards(s, 1)) == 2 + 6 and hand(game, s, 0) == cards(game, ["G7", "B+2"])
@@ -172,7 +172,7 @@ def test_wd4_holding_only_number_and_symbol_matches_is_innocent():
 
 
 def test_wd4_holding_a_coloured_action_card_of_the_reference_colour_is_guilty():
-    """RULES §1.7 CORE-16/18: any held card of the reference colour (an action card too) makes it guilty."""
+    """docs/rules.md §1.7 CORE-16/18: any held card of the reference colour (an action card too) makes it guilty."""
     game, s = new({"players": 3, "discard": ["G5"], "hands": [["W4", "GS", "B1"], ["Y1", "Y2"], ["B2"]]})
     do(game, s, "play W4", "colour B", "challenge")
     assert len(game.hand_cards(s, 0)) == 2 + 4 and hand(game, s, 1) == cards(game, ["Y1", "Y2"])
@@ -181,7 +181,7 @@ def test_wd4_holding_a_coloured_action_card_of_the_reference_colour_is_guilty():
 
 @pytest.mark.parametrize("variant,held", [("alphabet", ["W", "R-C"]), ("xiangqi", ["W", "R-兵"])])
 def test_alphabet_xiangqi_held_wilds_do_not_count(variant, held):
-    """RULES §1.7 CORE-16 (Alphabet, Xiangqi: "no"), §4.6 AMB-D5: a held wild is no colour match."""
+    """docs/rules.md §1.7 CORE-16 (Alphabet, Xiangqi: "no"), §4.6 AMB-D5: a held wild is no colour match."""
     top = {"alphabet": "G-Q", "xiangqi": "G-卒"}[variant]
     game, s = new({"variant": variant, "players": 3, "discard": [top],
                    "hands": [["W4", *held], 4, 4]})
@@ -190,7 +190,7 @@ def test_alphabet_xiangqi_held_wilds_do_not_count(variant, held):
 
 
 def test_wd4_victim_counter_clockwise():
-    """RULES §1.7 CORE-18: the victim is next(p); with dir = -1 that is the seat to the right."""
+    """docs/rules.md §1.7 CORE-18: the victim is next(p); with dir = -1 that is the seat to the right."""
     game, s = new({"players": 4, "direction": -1, "discard": ["G5"],
                    "hands": [["W4", "R2"], ["Y1", "Y2"], ["Y3", "Y4"], ["Y5", "Y6"]]})
     do(game, s, "play W4", "colour B")
@@ -202,7 +202,7 @@ def test_wd4_victim_counter_clockwise():
 # =========================================================================== §1.8 UNO call
 
 def test_uno_call_after_playing_the_drawn_card():
-    """RULES §1.8 CORE-20/22: a PLAY_DRAWN that leaves one card owes the call (`decide`)."""
+    """docs/rules.md §1.8 CORE-20/22: a PLAY_DRAWN that leaves one card owes the call (`decide`)."""
     game, s = new({"players": 3, "discard": ["R7"], "draw_pile": ["R9"],
                    "hands": [["G1"], ["Y1", "Y2"], ["B1", "B2"]]}, uno_call="decide")
     do(game, s, "draw", "play R9")
@@ -212,7 +212,7 @@ def test_uno_call_after_playing_the_drawn_card():
 
 
 def test_explicit_call_and_catch_poll_come_before_the_stack_decision():
-    """RULES §1.6 step 7 / AMB-G11: call and catch poll precede another player's stack decision."""
+    """docs/rules.md §1.6 step 7 / AMB-G11: call and catch poll precede another player's stack decision."""
     game, s = new({"players": 4, "discard": ["R7"], "draw_pile": ["Y8", "Y9"],
                    "hands": [["R+2", "G1"], ["B+2", "Y1"], ["Y3", "Y4"], ["Y5", "Y6"]]},
                   stacking="any", uno_call="explicit")
@@ -229,7 +229,7 @@ def test_explicit_call_and_catch_poll_come_before_the_stack_decision():
 # =========================================================================== §1.9 last card
 
 def test_last_card_skip_ends_the_round_and_scores():
-    """RULES §1.9 CORE-23/24 and §1.10 CORE-25: the Skip is not resolved, the winner takes the rest."""
+    """docs/rules.md §1.9 CORE-23/24 and §1.10 CORE-25: the Skip is not resolved, the winner takes the rest."""
     game, s = new({"players": 4, "discard": ["R7"], "hands": [["RS"], ["R5", "GS"], ["B0", "Y9"], ["W"]]})
     do(game, s, "play RS")
     assert s.is_over and s.winner == 0 and list(s.round_points) == [25 + 9 + 50, 0, 0, 0]
@@ -237,7 +237,7 @@ def test_last_card_skip_ends_the_round_and_scores():
 
 
 def test_last_card_plain_wild_still_declares_its_colour():
-    """RULES §1.9 CORE-24: "A wild played as the last card still takes its colour declaration"."""
+    """docs/rules.md §1.9 CORE-24: "A wild played as the last card still takes its colour declaration"."""
     game, s = new({"players": 3, "discard": ["R7"], "hands": [["W"], ["Y1", "Y2"], ["B1"]]})
     do(game, s, "play W")
     assert s.phase == "CHOOSE_COLOUR" and s.current_seat == 0 and not s.is_over
@@ -248,7 +248,7 @@ def test_last_card_plain_wild_still_declares_its_colour():
 # =========================================================================== §1.10 matches
 
 def test_match_next_round_rotates_the_dealer_and_resets_the_direction():
-    """RULES §1.2 CORE-1/CORE-4 (AMB-G4 clockwise rotation), §1.10 CORE-25 (cumulative scores)."""
+    """docs/rules.md §1.2 CORE-1/CORE-4 (AMB-G4 clockwise rotation), §1.10 CORE-25 (cumulative scores)."""
     game, s = new({"players": 4, "dealer": 0, "direction": -1, "discard": ["R7"],
                    "hands": [["R3"], ["R5", "GS"], ["B0", "Y9"], ["Y1"]]}, match=True)
     do(game, s, "play R3")
@@ -260,7 +260,7 @@ def test_match_next_round_rotates_the_dealer_and_resets_the_direction():
 
 
 def test_match_dealer_rotation_winner():
-    """RULES §4.1 AMB-G4: `dealer_rotation = winner` gives the next deal to the round winner."""
+    """docs/rules.md §4.1 AMB-G4: `dealer_rotation = winner` gives the next deal to the round winner."""
     game, s = new({"players": 3, "dealer": 0, "current": 2, "discard": ["R7"],
                    "hands": [["Y1", "Y2"], ["B1", "B2"], ["R3"]]}, match=True, dealer_rotation="winner")
     do(game, s, "play R3")
@@ -268,7 +268,7 @@ def test_match_dealer_rotation_winner():
 
 
 def test_blocked_round_in_a_match_scores_nothing_and_deals_again():
-    """RULES §1.5 CORE-12: a blocked round has no winner and nobody scores; the match goes on."""
+    """docs/rules.md §1.5 CORE-12: a blocked round has no winner and nobody scores; the match goes on."""
     game, s = new({"players": 3, "scores": [10, 20, 5], "discard": ["R5"],
                    "hands": [["G3", "B6"], 52, 53]}, match=True)
     do(game, s, "draw", "draw", "draw")
@@ -278,7 +278,7 @@ def test_blocked_round_in_a_match_scores_nothing_and_deals_again():
 
 @pytest.mark.parametrize("method,winner", [("winner_takes", 1), ("penalty_low", 2)])
 def test_match_stopped_before_the_target(method, winner):
-    """RULES §1.10 CORE-26 / AMB-F7: a match stopped early goes to the highest (method 1) / lowest
+    """docs/rules.md §1.10 CORE-26 / AMB-F7: a match stopped early goes to the highest (method 1) / lowest
     (method 2) total."""
     game, s = new({"players": 3, "scores": [10, 20, 5], "discard": ["R5"],
                    "hands": [["G3", "B6"], 52, 53]}, match=True, max_steps=2, scoring_method=method)
@@ -287,7 +287,7 @@ def test_match_stopped_before_the_target(method, winner):
 
 
 def test_penalty_low_alphabet_values():
-    """RULES §1.10 CORE-26 with §2.5 values (letters by ordinal, functions 30, wilds 60)."""
+    """docs/rules.md §1.10 CORE-26 with §2.5 values (letters by ordinal, functions 30, wilds 60)."""
     game, s = new({"variant": "alphabet", "players": 3, "discard": ["R-Q"],
                    "hands": [["R-B"], ["B-Z", "YR", "W"], ["G+2", "R-A"]]}, scoring_method="penalty_low")
     do(game, s, "play R-B")
@@ -302,14 +302,14 @@ def test_penalty_low_alphabet_values():
     ("RR", 1, -1, 7),   # the dealer plays first, dir = -1
 ])
 def test_two_player_starters(starter, first, direction, p_hand):
-    """RULES §1.12 / §2.1 starter rules with n = 2 (CORE-28: Skip / Draw Two return the turn)."""
+    """docs/rules.md §1.12 / §2.1 starter rules with n = 2 (CORE-28: Skip / Draw Two return the turn)."""
     game, s = new({"players": 2, "start": True, "dealer": 1, "draw_pile": [starter], "hands": [7, 7]})
     assert s.current_seat == first and s.direction == direction and s.phase == "TURN"
     assert s.hand_size == [p_hand, 7]
 
 
 def test_starter_skip_three_players():
-    """RULES §1.12 / AMB-F3: Skip starter -> advance(dealer, 2) starts."""
+    """docs/rules.md §1.12 / AMB-F3: Skip starter -> advance(dealer, 2) starts."""
     game, s = new({"players": 3, "start": True, "dealer": 2, "draw_pile": ["GS"], "hands": [7, 7, 7]})
     assert s.current_seat == 1 and s.direction == 1 and s.hand_size == [7, 7, 7]
 
@@ -322,7 +322,7 @@ def test_starter_skip_three_players():
     ("W", 3, 1, 0, "CHOOSE_COLOUR"),
 ])
 def test_alphabet_xiangqi_starters_as_classic(variant, starter, first, direction, drawn, phase):
-    """RULES §2.5 / §2.6 / AMB-D3: "other starters as Classic" (dealer P2, n = 4)."""
+    """docs/rules.md §2.5 / §2.6 / AMB-D3: "other starters as Classic" (dealer P2, n = 4)."""
     h = 14 if variant == "alphabet" else 7
     game, s = new({"variant": variant, "players": 4, "start": True, "dealer": 2, "draw_pile": [starter],
                    "hands": [h] * 4})
@@ -331,7 +331,7 @@ def test_alphabet_xiangqi_starters_as_classic(variant, starter, first, direction
 
 
 def test_xiangqi_wd4_starter_goes_to_the_bottom():
-    """RULES §2.6 ("as Alphabet") / §1.12: a +4 starter is put back under the draw pile."""
+    """docs/rules.md §2.6 ("as Alphabet") / §1.12: a +4 starter is put back under the draw pile."""
     game, s = new({"variant": "xiangqi", "players": 4, "start": True, "dealer": 0, "draw_pile": ["W4", "B-馬"],
                    "hands": [7, 7, 7, 7]})
     sp = spec_of(game, s)
@@ -342,7 +342,7 @@ def test_xiangqi_wd4_starter_goes_to_the_bottom():
 # =========================================================================== HR-1 stacking
 
 def test_stacking_two_players():
-    """RULES §3 HR-1 step 2 with n = 2: the absorber loses the turn, the other player plays."""
+    """docs/rules.md §3 HR-1 step 2 with n = 2: the absorber loses the turn, the other player plays."""
     game, s = new({"players": 2, "discard": ["R7"], "draw_pile": ["Y7", "Y8", "Y9", "B9"],
                    "hands": [["R+2", "G1", "G2"], ["B+2", "Y1"]]}, stacking="any")
     do(game, s, "play R+2", "play B+2")
@@ -351,7 +351,7 @@ def test_stacking_two_players():
 
 
 def test_same_value_wd4_on_wd4_guilty_challenge_pays_the_whole_stack():
-    """RULES §3 HR-1 steps 2-3 (AMB-G9): guilty -> the stacked WD4's player draws T = 8, the challenger
+    """docs/rules.md §3 HR-1 steps 2-3 (AMB-G9): guilty -> the stacked WD4's player draws T = 8, the challenger
     plays normally; the reference colour is the colour declared by the WD4 underneath."""
     game, s = new({"players": 4, "discard": ["G5"],
                    "hands": [["W4", "R1"], ["W4", "Y1", "B2"], ["R3", "R4"], ["R5", "R6"]]}, stacking="same_value")
@@ -363,7 +363,7 @@ def test_same_value_wd4_on_wd4_guilty_challenge_pays_the_whole_stack():
 
 
 def test_multi_played_draw_twos_can_be_stacked_on():
-    """RULES §3 HR-3 step 5 + HR-1: k Draw Twos make a pending 2k that the target may stack on."""
+    """docs/rules.md §3 HR-3 step 5 + HR-1: k Draw Twos make a pending 2k that the target may stack on."""
     game, s = new({"players": 4, "discard": ["R5"],
                    "hands": [["R+2", "B+2", "G1"], ["G+2", "Y1"], ["Y2", "Y3"], ["Y4", "Y6"]]},
                   multi_play="on", stacking="any")
@@ -376,7 +376,7 @@ def test_multi_played_draw_twos_can_be_stacked_on():
 # =========================================================================== HR-2 jump-in
 
 def test_jump_in_poll_order_starts_at_the_next_player():
-    """RULES §3 HR-2 step 3: eligible players are asked in turn order from the player who would act next."""
+    """docs/rules.md §3 HR-2 step 3: eligible players are asked in turn order from the player who would act next."""
     game, s = new({"players": 4, "discard": ["R7"], "hands": [["W", "G1"], ["Y5", "Y6"], ["W", "Y9"], ["W", "B1"]]},
                   jump_in="on", jump_in_allow_wild=True)
     do(game, s, "play W", "colour B")
@@ -388,7 +388,7 @@ def test_jump_in_poll_order_starts_at_the_next_player():
 
 
 def test_jump_in_reverse_acts_from_the_jumper_seat():
-    """RULES §3 HR-2 step 4: full effects from q's seat; play continues from q."""
+    """docs/rules.md §3 HR-2 step 4: full effects from q's seat; play continues from q."""
     game, s = new({"players": 4, "discard": ["R7"],
                    "hands": [["RR", "G1"], ["Y5", "Y6"], ["RR", "Y9", "B1"], ["Y1", "Y2"]]}, jump_in="on")
     do(game, s, "play RR")
@@ -398,7 +398,7 @@ def test_jump_in_reverse_acts_from_the_jumper_seat():
 
 
 def test_jump_in_leaving_one_card_owes_the_call():
-    """RULES §3 HR-2 step 4: "UNO obligation applies" to the jumper (§5.2 H3)."""
+    """docs/rules.md §3 HR-2 step 4: "UNO obligation applies" to the jumper (§5.2 H3)."""
     game, s = new({"players": 4, "discard": ["G2"],
                    "hands": [["G7", "G1", "B1"], ["Y5", "Y6"], ["G7", "Y9"], ["Y1", "Y2"]]},
                   jump_in="on", uno_call="decide")
@@ -409,7 +409,7 @@ def test_jump_in_leaving_one_card_owes_the_call():
 
 
 def test_jump_in_with_the_last_card_wins():
-    """RULES §3 HR-2 + §1.9 CORE-23: a jump-in that empties the hand wins the round."""
+    """docs/rules.md §3 HR-2 + §1.9 CORE-23: a jump-in that empties the hand wins the round."""
     game, s = new({"players": 3, "discard": ["R5"], "hands": [["R9", "B1", "B2"], ["Y1", "Y2"], ["R9"]]},
                   jump_in="on")
     do(game, s, "play R9", "play R9")
@@ -418,7 +418,7 @@ def test_jump_in_with_the_last_card_wins():
 
 
 def test_jump_in_two_players_draw_two():
-    """RULES §3 HR-2 with n = 2: the Draw Two victim may jump in with the identical card (CORE-28)."""
+    """docs/rules.md §3 HR-2 with n = 2: the Draw Two victim may jump in with the identical card (CORE-28)."""
     game, s = new({"players": 2, "discard": ["R7"], "draw_pile": ["Y7", "Y8", "B7", "B8"],
                    "hands": [["R+2", "Y5", "Y6"], ["R+2", "G2"]]}, jump_in="on")
     do(game, s, "play R+2")
@@ -430,7 +430,7 @@ def test_jump_in_two_players_draw_two():
 # =========================================================================== HR-3 multi-play
 
 def test_multi_play_emptying_the_hand_wins_without_a_call():
-    """RULES §1.8 CORE-20 ("A placement that empties the hand needs no call") with HR-3."""
+    """docs/rules.md §1.8 CORE-20 ("A placement that empties the hand needs no call") with HR-3."""
     game, s = new({"players": 3, "discard": ["R5"], "hands": [["R9", "B9"], ["Y1", "Y2"], ["G1", "G3"]]},
                   multi_play="on", uno_call="decide")
     do(game, s, "play R9", "play B9")
@@ -438,7 +438,7 @@ def test_multi_play_emptying_the_hand_wins_without_a_call():
 
 
 def test_multi_play_three_reverses_flip_once():
-    """RULES §3 HR-3 step 5: k Reverses flip the direction k times (net: parity)."""
+    """docs/rules.md §3 HR-3 step 5: k Reverses flip the direction k times (net: parity)."""
     game, s = new({"players": 4, "discard": ["R5"], "hands": [["RR", "BR", "GR", "Y1"], ["Y2"], ["Y3"], ["Y4"]]},
                   multi_play="on")
     do(game, s, "play RR", "play BR", "play GR")
@@ -446,7 +446,7 @@ def test_multi_play_three_reverses_flip_once():
 
 
 def test_xiangqi_multi_play_across_paired_characters():
-    """RULES §2.6 (帥 and 將 are one class) + HR-3: they form one rank for multi-play."""
+    """docs/rules.md §2.6 (帥 and 將 are one class) + HR-3: they form one rank for multi-play."""
     game, s = new({"variant": "xiangqi", "players": 4, "discard": ["R-兵"],
                    "hands": [["R-帥", "G-將", "B-卒"], ["Y-仕"], ["Y-相"], ["Y-俥"]]}, multi_play="on")
     do(game, s, "play R-GEN")
@@ -458,7 +458,7 @@ def test_xiangqi_multi_play_across_paired_characters():
 # =========================================================================== HR-4 madness
 
 def test_madness_reverse_three_players():
-    """RULES §3 HR-4 steps 2 and 4: the Reverse sends the penalty back; turn -> next(absorber) in the new
+    """docs/rules.md §3 HR-4 steps 2 and 4: the Reverse sends the penalty back; turn -> next(absorber) in the new
     direction."""
     game, s = new({"players": 3, "discard": ["R7"], "hands": [["R+2", "Y5", "Y6"], ["RR", "G2"], ["Y3", "B4"]]},
                   madness="on")
@@ -467,7 +467,7 @@ def test_madness_reverse_three_players():
 
 
 def test_madness_skip_matching_by_symbol_deflects_again():
-    """RULES §3 HR-4 step 2 (normal colour rule = CORE-9): a Skip matches a Skip on top by symbol."""
+    """docs/rules.md §3 HR-4 step 2 (normal colour rule = CORE-9): a Skip matches a Skip on top by symbol."""
     game, s = new({"players": 4, "discard": ["R7"],
                    "hands": [["R+2", "Y5"], ["RS", "Y1"], ["GS", "B4"], ["Y6", "Y7"]]}, madness="on")
     do(game, s, "play R+2", "play RS")
@@ -477,7 +477,7 @@ def test_madness_skip_matching_by_symbol_deflects_again():
 
 
 def test_madness_two_players_skip_returns_the_penalty():
-    """RULES §3 HR-4 step 2 with n = 2: Skip passes the penalty to next(t) = its player."""
+    """docs/rules.md §3 HR-4 step 2 with n = 2: Skip passes the penalty to next(t) = its player."""
     game, s = new({"players": 2, "discard": ["R7"], "draw_pile": ["Y7", "Y8"],
                    "hands": [["R+2", "Y5", "Y6"], ["RS", "G2"]]}, madness="on")
     do(game, s, "play R+2", "play RS")

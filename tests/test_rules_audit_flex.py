@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from test_flex_rules import run, sizes  # the Flex rule tests' helpers: step actions, read hand sizes
 from uno_env import Game
 from uno_env.errors import SpecError
 
@@ -28,14 +29,6 @@ def build(hands, discard, **spec):
     return game, game.state_from_spec(spec)
 
 
-def run(game, state, *actions):
-    for action in actions:
-        game.step(state, action)
-    return game.to_spec(state)
-
-
-def sizes(spec):
-    return [len(h) for h in spec["hands"]]
 
 
 # ================================================================================================
