@@ -1,4 +1,7 @@
-"""MaskablePPO self-play training: ``uno-env train [--config configs/train/<name>.yaml]``.
+"""The SB3 path (``algo: sb3``), MaskablePPO self-play, and the ``uno-env train`` command for both trainers.
+
+``uno-env train [--config configs/train/<name>.yaml]`` runs this path for ``algo: sb3`` and the native
+PPO (``train/native_ppo.py``) for ``algo: ppo``.
 
 The run, top to bottom: resolve and save the config, seed everything, build the parallel
 environments with an opponent pool (baselines + frozen snapshots of the learner, drawn per
@@ -296,8 +299,9 @@ def resume_command(args, run_dir: str) -> str:
 
 def add_parser(sub) -> None:
     """Register the ``train`` sub-command."""
-    p = sub.add_parser("train", help="MaskablePPO self-play training, export and evaluation",
-                       description="MaskablePPO self-play training: checkpoints, export and evaluation. "
+    p = sub.add_parser("train", help="self-play PPO training (native, or SB3's MaskablePPO), export and evaluation",
+                       description="Self-play PPO training, by the native PPO (algo: ppo) or SB3's MaskablePPO "
+                                   "(algo: sb3): checkpoints, export and evaluation. "
                                    "Ctrl-C saves a checkpoint and the policy and prints how to resume.")
     p.add_argument("--config", help="YAML training config (configs/train/*.yaml), or a shipped one by name "
                    f"({', '.join(shipped_configs.shipped_names('train'))}); without it, the built-in "
