@@ -17,7 +17,8 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 
 import agents
-import train.ppo as ppo
+import train.command as train_command
+import train.sb3_ppo as ppo
 from train import checkpoints
 import train.evaluation.tournament as tournament
 from train import atomic
@@ -137,7 +138,7 @@ def test_train_ends_with_the_commands_to_evaluate_and_play(finished_run):
     assert f"uno-env eval --variant classic --players 2 --agents {policy} heuristic random" in out
     assert f"uno-env play --variant classic --players 2 --opponents {policy}" in out
     cfg = TrainConfig.from_dict({"rule_options": {"stacking": "any"}, "variant": "classic"})
-    assert "--option stacking=any" in ppo.next_steps(cfg, "runs/x")
+    assert "--option stacking=any" in train_command.next_steps(cfg, "runs/x")
 
 
 # -- 3: Ctrl-C

@@ -9,7 +9,8 @@ import yaml
 
 import agents
 from train.config import ConfigError, TrainConfig
-from train.ppo import format_table, train
+from train.command import format_table
+from train.sb3_ppo import train
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 

@@ -95,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"uno-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
-    from . import ppo
+    from . import command as train_command
     from .benchmark import protocol, throughput
     from .evaluation import tournament
     from .play import demo, terminal
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .scaleout import rllib
     from .serve import command as serve
 
-    for command in (ppo, tournament, terminal, viewer, serve, demo, throughput, protocol, rllib):
+    for command in (train_command, tournament, terminal, viewer, serve, demo, throughput, protocol, rllib):
         command.add_parser(sub)
     for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

@@ -11,6 +11,10 @@ from uno_env.records import RecordError
 from .config import ConfigError
 
 
+# The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+
+
 class UsageError(ValueError):
     """Command-line input that cannot be used (a malformed value, an index out of range, ...)."""
 

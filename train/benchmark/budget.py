@@ -297,9 +297,9 @@ def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: floa
 
         summary = native_ppo.train(cfg, progress=progress, progress_interval=progress_interval, on_update=saver)
     else:
-        from .. import ppo
+        from .. import sb3_ppo
 
-        summary = ppo.train(cfg, progress=progress, progress_interval=progress_interval,
+        summary = sb3_ppo.train(cfg, progress=progress, progress_interval=progress_interval,
                             callbacks=[_sb3_callback(saver, cfg)])
     if summary["interrupted"]:
         raise KeyboardInterrupt

@@ -63,9 +63,9 @@ def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[in
 
             summary = native_ppo.train(cfg, progress=False)
         else:
-            from .. import ppo
+            from .. import sb3_ppo
 
-            summary = ppo.train(cfg, progress=False)
+            summary = sb3_ppo.train(cfg, progress=False)
     return summary["trained_timesteps"], summary["seconds"]
 
 

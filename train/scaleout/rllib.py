@@ -201,7 +201,7 @@ def run(args) -> int:
         import ray.rllib  # noqa: F401  (ray without its rllib extra)
     except ImportError:
         raise UsageError(f"uno-env rllib needs RLlib; install it with: {INSTALL_HINT}") from None
-    from ..ppo import format_table
+    from ..command import format_table
 
     summary = train(cfg, args.ray, progress=not args.no_progress)
     print(format_table(summary))

@@ -1,0 +1,124 @@
+"""The ``uno-env train`` command: read the config and overrides, run the trainer it names, report.
+
+``algo: ppo`` runs the native PPO (``train/native_ppo.py``), ``algo: sb3`` the SB3 path
+(``train/sb3_ppo.py``); both return the same summary, printed here as a table with the commands that
+evaluate and play the new policy, or the command that resumes an interrupted run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+
+from . import checkpoints, shipped_configs
+from .config import TrainConfig
+from .errors import EXIT_INTERRUPTED, UsageError
+from .progress import DEFAULT_INTERVAL, add_progress_arguments
+from .scaleout import LOCAL, add_ray_argument
+
+
+def format_table(summary: dict) -> str:
+    """The final evaluation as a text table."""
+    lines = []
+    if summary["evaluation"]:
+        lines.append(f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% interval':>18}")
+    for opp, r in summary["evaluation"].items():
+        lo, hi = r["ci95"]
+        lines.append(f"{opp:<12}{r['games']:>7}{r['win_rate']:>10.1%}{f'{lo:.1%} - {hi:.1%}':>18}")
+    lines.append(f"trained to step {summary['timesteps']:,} ({summary['trained_timesteps']:,} steps in "
+                 f"{summary['seconds']:.0f} s, "
+                 f"{summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz"
+                 + (" (interrupted: not evaluated)" if summary.get("interrupted") else ""))
+    return "\n".join(lines)
+
+
+def _rule_flags(cfg: TrainConfig) -> list[str]:
+    """The ``--variant/--players/--option`` flags of ``uno-env eval`` and ``play`` for the run's rules."""
+    flags = ["--variant", cfg.variant, "--players", str(cfg.num_players)]
+    for key, value in cfg.rule_options.items():
+        text = json.dumps(value) if not isinstance(value, str) else value  # read back as YAML: true, 3, [..]
+        flags += ["--option", f"{key}={text}"]
+    return flags
+
+
+def next_steps(cfg: TrainConfig, run_dir: str) -> str:
+    """The commands that evaluate the new policy against the baselines and play against it."""
+    policy = os.path.join(run_dir, "policy")
+    rules = _rule_flags(cfg)
+    evaluate = shlex.join(["uno-env", "eval", *rules, "--agents", policy, "heuristic", "random"])
+    play = shlex.join(["uno-env", "play", *rules, "--opponents", policy])
+    return f"next steps:\n  evaluate it against the baselines: {evaluate}\n  play against it: {play}"
+
+
+def resume_command(args, run_dir: str) -> str:
+    """The ``uno-env train`` command that continues an interrupted run (same config and overrides)."""
+    cmd = ["uno-env", "train"]
+    for flag, value in (("--config", args.config), ("--timesteps", args.timesteps), ("--out-dir", args.out_dir),
+                        ("--seed", args.seed)):
+        if value is not None:
+            cmd += [flag, str(value)]
+    if getattr(args, "ray", None) is not None:
+        cmd += ["--ray"] + ([] if args.ray == LOCAL else [args.ray])
+    return shlex.join(cmd + ["--resume", os.path.join(run_dir, "checkpoints")])
+
+
+def add_parser(sub) -> None:
+    """Register the ``train`` sub-command."""
+    p = sub.add_parser("train", help="self-play PPO training (native, or SB3's MaskablePPO), export and evaluation",
+                       description="Self-play PPO training, by the native PPO (algo: ppo) or SB3's MaskablePPO "
+                                   "(algo: sb3): checkpoints, export and evaluation. "
+                                   "Ctrl-C saves a checkpoint and the policy and prints how to resume.")
+    p.add_argument("--config", help="YAML training config (configs/train/*.yaml), or a shipped one by name "
+                   f"({', '.join(shipped_configs.shipped_names('train'))}); without it, the built-in "
+                   "small config (150,000 steps, seed 0, into runs/), or with --resume the run's own config.yaml")
+    p.add_argument("--resume", help="continue from a run directory, its checkpoints directory (the checkpoint "
+                   "latest.json names, else the newest complete one) or a checkpoints/step_<N>.zip")
+    p.add_argument("--timesteps", type=int, help="override the config's total_timesteps (the built-in: 150000)")
+    p.add_argument("--out-dir", help="override the config's out_dir, where runs go as <out_dir>/<run_name> "
+                   "(the built-in: runs)")
+    p.add_argument("--seed", type=int, help="override the config's seed (the built-in: 0)")
+    p.add_argument("--fresh", action="store_true", help="start the run over: first delete what an earlier run "
+                   "of the same name left in its directory (checkpoints, snapshots, logs, policy)")
+    add_progress_arguments(p)
+    add_ray_argument(p, "the native trainer's collectors (algo: ppo) as ray_collectors Ray actors")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """CLI entry: train, export, print the evaluation table and what to do next (status 130 after Ctrl-C)."""
+    if args.config:
+        cfg = TrainConfig.from_yaml(shipped_configs.resolve(args.config, "train"))
+    elif args.resume:  # the run's own resolved config, saved beside it
+        cfg = checkpoints.saved_config(checkpoints.run_dir_of(args.resume))
+    else:
+        cfg = TrainConfig()
+    overrides = {k: v for k, v in (("total_timesteps", args.timesteps), ("out_dir", args.out_dir),
+                                    ("seed", args.seed)) if v is not None}
+    if overrides:
+        cfg = TrainConfig.from_dict({**cfg.to_dict(), **overrides})
+    if args.fresh:
+        if args.resume:
+            raise UsageError("--fresh starts a run over; it cannot go with --resume")
+        checkpoints.clear_run(os.path.join(cfg.out_dir, cfg.name))
+    ray_address = getattr(args, "ray", None)
+    if ray_address is not None and cfg.algo != "ppo":
+        raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: ppo in the config")
+    if cfg.algo == "ppo":
+        from . import native_ppo
+
+        summary = native_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
+                                   progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
+                                   ray_address=ray_address)
+    else:
+        from . import sb3_ppo
+
+        summary = sb3_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
+                        progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+    print(format_table(summary))
+    if summary["interrupted"]:
+        print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
+              f"saved {summary['checkpoint']} and {summary['run_dir']}/policy.npz")
+        print(f"train: resume with: {resume_command(args, summary['run_dir'])}")
+        return EXIT_INTERRUPTED
+    print(next_steps(cfg, summary["run_dir"]))
+    return 0
