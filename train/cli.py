@@ -20,10 +20,9 @@ import argparse
 import os
 import sys
 
-from .errors import DOMAIN_ERRORS, error_message
+from .errors import DOMAIN_ERRORS, EXIT_INTERRUPTED, error_message
 
 EXIT_ERROR = 2
-EXIT_INTERRUPTED = 130
 
 DESCRIPTION = "Play, train, evaluate and benchmark agents for UNO and its variants."
 

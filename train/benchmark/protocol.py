@@ -20,14 +20,12 @@ import os
 
 from .. import atomic
 from ..arg_types import positive_int
-from ..errors import UsageError
+from ..errors import EXIT_INTERRUPTED, UsageError
 from ..progress import add_progress_arguments
 from . import budget, budget_report
 from .leaderboard import budget_runs_of, leaderboard_markdown, read_results
 from .runner import build_results, measure_references, results_markdown, run_suite, write_references, write_results
 from .suite import DEFAULT_SUITE, SUITES, get_suite
-
-EXIT_INTERRUPTED = 130
 
 
 def add_parser(sub) -> None:

@@ -31,7 +31,7 @@ from uno_env import Game, RuleSet
 from .. import atomic
 from ..agent_specs import load_agent
 from ..arg_types import positive_int
-from ..errors import UsageError
+from ..errors import EXIT_INTERRUPTED, UsageError
 from ..progress import DEFAULT_INTERVAL, Progress, add_progress_arguments
 from ..rule_args import add_rule_arguments, rules_from_args
 from ..scaleout import LOCAL, add_ray_argument
@@ -39,8 +39,6 @@ from .report import markdown, summarise, write_outputs
 from .stream import (STREAM_FILE, STREAM_FORMAT, STREAM_VERSION, TournamentError, fingerprints, open_stream,
                      read_stream)
 from .worker import init_worker, play_job
-
-EXIT_INTERRUPTED = 130
 
 
 def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]:
