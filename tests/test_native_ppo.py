@@ -57,6 +57,11 @@ def test_resume_continues_from_the_saved_step(tmp_path):
     more = native_ppo.train(_cfg(tmp_path, total_timesteps=4_000, eval_games=2), resume=first["run_dir"],
                             progress=False)
     assert more["timesteps"] >= 4_000 and more["trained_timesteps"] == more["timesteps"] - first["timesteps"]
+    eval_rows = (tmp_path / "runs" / "native" / "eval.csv").read_text().splitlines()
+    again = native_ppo.train(_cfg(tmp_path, total_timesteps=4_000, eval_games=2), resume=first["run_dir"],
+                             progress=False)  # already finished: nothing to train, no new eval rows
+    assert again["trained_timesteps"] == 0 and again["evaluation"] == more["evaluation"]
+    assert (tmp_path / "runs" / "native" / "eval.csv").read_text().splitlines() == eval_rows
     with pytest.raises(ConfigError, match="already holds a training run"):
         native_ppo.train(_cfg(tmp_path, total_timesteps=2_000), progress=False)
 

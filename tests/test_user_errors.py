@@ -66,6 +66,26 @@ def test_usage_errors_print_one_line(capsys):
            "3 players need 2 opponents", "got 3")
 
 
+@pytest.mark.parametrize("argv, command, words", [
+    (["eval", "--agents", "heuristic", "random", "--games", "abc"], "eval", ["--games", "invalid int value: 'abc'"]),
+    (["eval", "--agents", "heuristic", "random", "--bogus"], "eval", ["unrecognized arguments: --bogus"]),
+    (["bench", "train", "--minibatch", "0"], "bench", ["--minibatch", "got 0"]),
+    (["train", "--timesteps", "abc"], "train", ["--timesteps"]),
+])
+def test_argument_errors_print_one_line_naming_the_command(argv, command, words, capsys):
+    """What argparse refuses is one line too, from the sub-command it was given to, with no usage block."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"uno-env {command}: error: "), lines
+    assert all(w in lines[0] for w in words) and f"see 'uno-env {command} --help'" in lines[0]
+
+
+def test_resuming_a_run_that_does_not_exist_says_so(tmp_path, capsys):
+    _fails(["train", "--resume", str(tmp_path / "nowhere")], capsys, "no run directory", "nowhere")
+
+
 def test_agent_spec_errors_print_one_line(tmp_path, capsys):
     _fails(["play", "--opponents", "heuristc"], capsys, "unknown agent spec 'heuristc'", "did you mean 'heuristic'")
     _fails(["play", "--opponents", "pretrained:clasic-2p"], capsys, "did you mean 'classic-2p'")

@@ -89,6 +89,16 @@ def test_bad_batch_sizes_and_options_are_refused():
         VectorGames(0)
     with pytest.raises(uno_env.RuleError, match="stacking"):
         VectorGames(2, "classic", 2, stacking="sometimes")
+    for seed in (-1, "a", 1.5, True):
+        with pytest.raises(ValueError, match="seed must be None or a whole number"):
+            VectorGames(2).reset(seed=seed)
+
+
+def test_numpy_integers_are_whole_numbers_too():
+    games = VectorGames(np.int64(3), "classic", num_players=np.int64(4))
+    assert games.num_games == 3 and games.num_players == 4 and type(games.game.rules.num_players) is int
+    seat, _, _ = games.reset(seed=np.int64(5))
+    assert np.array_equal(seat, VectorGames(3, "classic", 4).reset(seed=5)[0])
 
 
 def test_the_documented_example_runs():

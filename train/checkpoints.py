@@ -148,6 +148,9 @@ def has_checkpoints(run_dir: str) -> bool:
 def saved_config(run_dir: str) -> TrainConfig:
     """The config a run saved beside it (``config.yaml``), pointing at that run directory wherever it now is."""
     path = os.path.join(run_dir, "config.yaml")
+    if not os.path.isdir(run_dir):
+        raise ConfigError(f"--resume: no run directory {run_dir}; give a run directory, its checkpoints/ "
+                          "or a checkpoint file")
     if not os.path.exists(path):
         raise ConfigError(f"--resume: {run_dir} has no config.yaml; give the config that started the run with --config")
     with open(path, encoding="utf-8") as fh:

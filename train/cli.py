@@ -84,6 +84,18 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def error(self, message: str):
+        """Bad arguments: one line naming the command, as every other bad input (no usage block)."""
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def parse_known_args(self, args=None, namespace=None):
+        """Unknown options are reported by the sub-command they were given to, not by ``uno-env``."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is not None and getattr(namespace, "command", None):
+            chosen = self._subparsers._group_actions[0].choices[namespace.command]
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``uno-env`` parser with every sub-command registered."""

@@ -71,8 +71,9 @@ def add_parser(sub) -> None:
     p.add_argument("--config", help="YAML training config (configs/train/*.yaml), or a shipped one by name "
                    f"({', '.join(shipped_configs.shipped_names('train'))}); without it, the built-in "
                    "small config (150,000 steps, seed 0, into runs/), or with --resume the run's own config.yaml")
-    p.add_argument("--resume", help="continue from a run directory, its checkpoints directory (the checkpoint "
-                   "latest.json names, else the newest complete one) or a checkpoints/step_<N>.zip")
+    p.add_argument("--resume", help="continue from a run directory, its checkpoints directory or a checkpoint "
+                   "file in it (the native PPO's native.pt; the SB3 path's step_<N>.zip, by default the one "
+                   "latest.json names, else the newest complete one)")
     p.add_argument("--timesteps", type=int, help="override the config's total_timesteps (the built-in: 150000)")
     p.add_argument("--out-dir", help="override the config's out_dir, where runs go as <out_dir>/<run_name> "
                    "(the built-in: runs)")

@@ -442,7 +442,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
             evaluation = evaluate(cfg.seed + 20_000)
         except KeyboardInterrupt:  # Ctrl-C during the evaluation: still export what was learned
             interrupted = True
-    if evaluation:
+    if evaluation and steps > done_at_start:  # resuming a finished run evaluates again, the same games: no new row
         checkpoints.append_eval(eval_path, steps, evaluation)
     final = PolicyAgent(export(evaluation), deterministic=True, seed=0)
     atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))

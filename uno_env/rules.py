@@ -7,6 +7,7 @@ and what is allowed. YAML files in ``configs/rules`` map 1:1 onto ``RuleSet.from
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -28,8 +29,10 @@ class RuleSet:
         """Validate the fields and complete the options with their defaults (so ``RuleSet(...)`` is ``create``)."""
         vdef = get_variant(self.variant)
         num_players = self.num_players
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
+        if isinstance(num_players, bool) or not isinstance(num_players, numbers.Integral):
             raise RuleError(f"num_players = {num_players!r} must be an int in {vdef.min_players}..{vdef.max_players}")
+        num_players = int(num_players)  # a numpy integer is stored as the int it is
+        object.__setattr__(self, "num_players", num_players)
         if not vdef.min_players <= num_players <= vdef.max_players:
             raise RuleError(f"num_players = {num_players} is outside {self.variant}'s range "
                             f"{vdef.min_players}..{vdef.max_players}")

@@ -36,6 +36,7 @@ env's (both come from ``ObservationEncoder`` and ``Game.legal_action_mask``).
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -52,8 +53,9 @@ class VectorGames:
 
     def __init__(self, num_games: int, variant: str = "classic", num_players: int = 2, reward: str = "win_loss",
                  rules: RuleSet | None = None, **rule_options: Any):
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        if isinstance(num_games, bool) or not isinstance(num_games, numbers.Integral) or num_games < 1:
             raise ValueError(f"num_games must be a whole number, 1 or more; got {num_games!r}")
+        num_games = int(num_games)
         self.game = game_for_env(variant, num_players, rules, rule_options, None, reward)
         self.encoder = ObservationEncoder(self.game)
         self.reward_mode = reward
@@ -73,6 +75,8 @@ class VectorGames:
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every game (game ``i`` from ``seed + i``; fresh entropy without a seed); returns ``seat, obs, mask``."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+            raise ValueError(f"seed must be None or a whole number, 0 or more; got {seed!r}")
         if seed is None:
             self._seeders = [np.random.default_rng(s) for s in np.random.SeedSequence().spawn(self.num_games)]
         else:

@@ -307,7 +307,7 @@ def add_parser(sub) -> None:
     p.add_argument("--policy", choices=POLICIES, default="matched",
                    help="matched: RLCard's random agent's choices; uniform: any legal id")
     p.add_argument("--net", type=positive_int, nargs="+", default=[256, 256],
-                   help="train: hidden layer sizes of both trainers' networks (default: 256 256)")
+                   help="train: hidden layer sizes of both trainers' networks")
     p.add_argument("--minibatch", type=minibatch_size, default=SHARED["batch_size"],
                    help=f"train: PPO minibatch size of both trainers, 1 to {MAX_MINIBATCH} (default: %(default)s)")
     p.add_argument("--native-steps", type=positive_int, default=300_000,
