@@ -15,6 +15,7 @@ from collections import Counter
 
 import pytest
 
+from test_flip_rules import Table  # the Flip rule tests' table: its readers (phase, legal, hand, ...)
 from uno_env import Game
 from uno_env.cards import Effect
 
@@ -36,8 +37,8 @@ def _all_cards(g, s) -> Counter:
     return Counter(sp["discard"] + sp["draw_pile"] + [c for h in sp["hands"] for c in h])
 
 
-class Run:
-    """A game, its state and the §6.7 invariants checked after every step."""
+class Run(Table):
+    """A game, its state and the §6.7 invariants checked after every step; the Flip rule tests' readers."""
 
     def __init__(self, g: Game, s):
         self.g, self.s = g, s
@@ -67,36 +68,9 @@ class Run:
             self.check()
         return self
 
-    # readers
     @property
-    def phase(self) -> str:
-        return str(self.s.phase)
-
-    @property
-    def current(self) -> int:
-        return self.s.current_seat
-
-    @property
-    def legal(self) -> list[str]:
-        return self.g.legal_action_strings(self.s)
-
-    @property
-    def spec(self) -> dict:
+    def spec(self) -> dict:  # an attribute here (Table's is a method)
         return self.g.to_spec(self.s)
-
-    @property
-    def colour(self) -> str:
-        return self.g.colour_name(self.s)
-
-    @property
-    def top(self) -> str:
-        return self.g.deck.name_of[self.s.discard[-1]]
-
-    def hand(self, seat: int) -> Counter:
-        return Counter(self.g.hand_cards(self.s, seat))
-
-    def sizes(self) -> list[int]:
-        return list(self.s.hand_size)
 
 
 def run(n=3, side="A", discard=("A:R5",), hands=None, draw_pile=None, colour=None, current=0, direction=1,

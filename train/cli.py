@@ -88,12 +88,17 @@ class Parser(argparse.ArgumentParser):
         """Bad arguments: one line naming the command, as every other bad input (no usage block)."""
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
+    def add_subparsers(self, **kwargs):
+        """Register the sub-commands' action, kept to name the sub-command in argument errors."""
+        self.commands = super().add_subparsers(**kwargs)
+        return self.commands
+
     def parse_known_args(self, args=None, namespace=None):
         """Unknown options are reported by the sub-command they were given to, not by ``uno-env``."""
         namespace, extras = super().parse_known_args(args, namespace)
-        if extras and self._subparsers is not None and getattr(namespace, "command", None):
-            chosen = self._subparsers._group_actions[0].choices[namespace.command]
-            chosen.error(f"unrecognized arguments: {' '.join(extras)}")
+        commands = getattr(self, "commands", None)
+        if extras and commands is not None and getattr(namespace, "command", None) in commands.choices:
+            commands.choices[namespace.command].error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
 
