@@ -16,14 +16,19 @@
 A spec that is not one of the names above is read as a path when it contains a path separator or
 ends in ``.npz``/``.json`` (a missing file is then reported as such); anything else is an unknown
 spec, reported with the closest known name.
+
+``load(..., resolve_path=f)`` hands every policy-file path a spec names, at any depth (the spec
+itself, or an ``ismcts`` spec's ``prior=``), to ``f`` before anything on disk is looked at: ``f``
+returns the path to open or raises. A server uses it to keep requests inside one folder.
 """
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 
 from uno_env import Game
-from uno_env.errors import did_you_mean
+from uno_env.errors import did_you_mean, short_repr
 
 from .base import Agent, RandomAgent, choose_action
 from .policy_file import PolicyAgent, PolicyFileError, load_policy, strip_extension
@@ -66,15 +71,21 @@ def pretrained_path(name: str) -> str:
     """The policy file path (without extension) of the shipped policy ``name``; AgentSpecError if none."""
     shipped = pretrained_names()
     if name not in shipped:
-        raise AgentSpecError(f"no pretrained policy {name!r}{did_you_mean(name, shipped)}; "
+        raise AgentSpecError(f"no pretrained policy {short_repr(name)}{did_you_mean(name, shipped)}; "
                              f"shipped: {', '.join(shipped) or 'none'}")
     return os.path.join(PRETRAINED_DIR, name)
 
 
-def load(spec: str, game: Game | None = None, seed: int | None = None, strict_rules: bool = True) -> Agent:
-    """An agent from a spec string; all but ``random`` need the ``game`` whose observations they read."""
+def load(spec: str, game: Game | None = None, seed: int | None = None, strict_rules: bool = True,
+         resolve_path: Callable[[str], str] | None = None) -> Agent:
+    """An agent from a spec string; all but ``random`` need the ``game`` whose observations they read.
+
+    ``resolve_path``: called with every policy-file path the spec names (the spec itself or a search's
+    ``prior=``) before any file is looked at; it returns the path to open or raises (e.g. for a path
+    outside an allowed folder). Without it, paths are opened as given.
+    """
     if not isinstance(spec, str) or not spec:
-        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; allowed: {_allowed()}")
+        raise AgentSpecError(f"agent spec must be a non-empty string, got {short_repr(spec)}; allowed: {_allowed()}")
     if spec == "random":
         return RandomAgent(seed)
     if spec in BUILTIN:
@@ -82,7 +93,7 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         return BUILTIN[spec](game, seed)
     if spec == "ismcts" or spec.startswith("ismcts:"):
         _need_game(spec, game)
-        return ISMCTSAgent(game, seed, **parse_options(spec[len("ismcts:"):]))
+        return ISMCTSAgent(game, seed, resolve_path=resolve_path, **parse_options(spec[len("ismcts:"):]))
     if spec == "pretrained":  # the game's own variant (its specialist for this table size, if shipped)
         _need_game(spec, game)
         spec = f"pretrained:{pretrained_for(game)}"
@@ -90,6 +101,10 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         path = pretrained_path(spec.split(":", 1)[1])
         _need_game(spec, game)
         return load_policy(path, game, strict_rules=strict_rules, seed=seed)
+    if resolve_path is not None:  # nothing on disk is looked at before the resolver has accepted the path
+        path = resolve_path(spec)
+        _need_game(spec, game)
+        return load_policy(strip_extension(path), game, strict_rules=strict_rules, seed=seed)
     base = strip_extension(spec)
     if os.path.exists(base + ".json") or os.path.exists(base + ".npz"):
         _need_game(spec, game)
@@ -101,7 +116,7 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         raise PolicyFileError(f"no such file: {base}(.npz/.json){hint}; an exported policy is a "
                               "<name>.npz + <name>.json pair")
     known = [*BUILTIN, "ismcts", "pretrained", *(f"pretrained:{n}" for n in pretrained_names())]
-    raise AgentSpecError(f"unknown agent spec {spec!r}{did_you_mean(spec, known)}; allowed: {_allowed()}")
+    raise AgentSpecError(f"unknown agent spec {short_repr(spec)}{did_you_mean(spec, known)}; allowed: {_allowed()}")
 
 
 def display_name(spec: str) -> str:

@@ -15,7 +15,8 @@ rules, ``leaf=fitted``; or ``leaf=sizes``, a fixed function of the hand sizes). 
 so were as strong as full ones in two-player Classic and several times cheaper. Every node keeps the mean result of the seat that chose it, so every seat maximises
 its own result at any table size.
 
-A policy may guide the root (``prior=pretrained``, or any policy file): its probabilities ``p`` of the
+A policy may guide the root (``prior=pretrained``, or any policy file, whose path passes the loader's
+``resolve_path`` when one is given): its probabilities ``p`` of the
 searching seat's legal actions add ``prior_weight * p / (visits + 1)`` to each root child's selection
 score (a progressive bias, fading as the child is visited), and its favourite is expanded first. The
 search then plays the policy's choice unless the sampled worlds find a clearly better one.
@@ -34,10 +35,12 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 from uno_env import Game
+from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 from uno_env.state import Phase, State
 
@@ -79,22 +82,24 @@ def parse_options(text: str) -> dict:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or key not in OPTIONS:
-            raise SearchOptionError(f"ismcts option {item!r} is not key=value with a known key; allowed: {allowed}")
+            raise SearchOptionError(f"ismcts option {short_repr(item)} is not key=value with a known key; "
+                                    f"allowed: {allowed}")
         kind = OPTIONS[key][0]
         try:
             parsed = kind(value.strip())
         except ValueError:
-            raise SearchOptionError(f"ismcts option {key}={value!r} must be a {kind.__name__}; allowed: {allowed}") \
-                from None
+            raise SearchOptionError(f"ismcts option {key}={short_repr(value)} must be a {kind.__name__}; "
+                                    f"allowed: {allowed}") from None
         if kind is str:
             if key in CHOICES and parsed not in CHOICES[key]:
-                raise SearchOptionError(f"ismcts option {key}={value!r} is not one of: {', '.join(CHOICES[key])}")
+                raise SearchOptionError(f"ismcts option {key}={short_repr(value)} is not one of: "
+                                        f"{', '.join(CHOICES[key])}")
             if not parsed:
                 raise SearchOptionError(f"ismcts option {key}= is empty: {OPTIONS[key][2]}")
         elif (key in ("iterations", "rollout_depth") and parsed < 1) \
                 or (key in ("time", "c", "prior_weight") and parsed < 0) \
                 or (key == "void_weight" and not 0 <= parsed <= 1) or not math.isfinite(parsed):
-            raise SearchOptionError(f"ismcts option {key}={value!r} is out of range: {OPTIONS[key][2]}")
+            raise SearchOptionError(f"ismcts option {key}={short_repr(value)} is out of range: {OPTIONS[key][2]}")
         out[key] = parsed
     return out
 
@@ -116,27 +121,33 @@ class ISMCTSAgent:
     name = "ismcts"
     reads_state = True  # callers hand it the game state (it sees only what ``sample_hidden`` keeps)
 
-    def __init__(self, game: Game, seed: int | None = None, **options):
+    def __init__(self, game: Game, seed: int | None = None, resolve_path: Callable[[str], str] | None = None,
+                 **options):
+        """``resolve_path``: as ``agents.load``'s, applied to a ``prior`` naming a policy file."""
         self.game = game
+        self.resolve_path = resolve_path
         # keyword options pass the same checks as a spec's
         self.options = parse_options(",".join(f"{key}={value}" for key, value in options.items()))
+        self.guide = self._load_guide(self.options["prior"], seed)  # a bad prior is refused before the leaf fit
         self.rng = np.random.default_rng(seed)
         self.rollout = RolloutPolicy(game)
         self.leaf = fitted_model(game, self.rollout) if self.options["leaf"] == "fitted" else estimate
         self.obvious = {Phase.UNO_CALL: game.layout.call, Phase.CATCH: game.layout.catch}
         self.last_iterations = 0
-        self.guide = self._load_guide(self.options["prior"], seed)
         self.encoder = ObservationEncoder(game) if self.guide is not None else None
         self.root_prior: dict[int, float] = {}  # the guide's probabilities of the root's legal actions
 
     def _load_guide(self, spec: str, seed: int | None):
         if spec == "none":
             return None
-        from . import load  # the package's loader; imported here, as the package imports this module
-        guide = load(spec, self.game, seed=seed)
+        from . import BUILTIN, load  # the package's loader; imported here, as the package imports this module
+        not_a_policy = SearchOptionError(f"ismcts option prior={short_repr(spec)} is not a policy: allowed none, "
+                                         "pretrained, pretrained:<name> or a policy file path")
+        if spec in BUILTIN or spec == "ismcts" or spec.startswith("ismcts:"):
+            raise not_a_policy  # refused before it is built (a nested search would be built in full first)
+        guide = load(spec, self.game, seed=seed, resolve_path=self.resolve_path)
         if not hasattr(guide, "logits"):
-            raise SearchOptionError(f"ismcts option prior={spec!r} is not a policy: allowed none, pretrained, "
-                                    "pretrained:<name> or a policy file path")
+            raise not_a_policy
         return guide
 
     def seed(self, seed: int | None) -> None:

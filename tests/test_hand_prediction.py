@@ -15,6 +15,8 @@ from train.network import build_network
 from train.privileged import PrivilegedEncoder
 from uno_env import Game
 
+pytestmark = pytest.mark.slow  # trains PPO runs: left out of make test-quick
+
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=3_000, num_games=16, n_steps=32, batch_size=256, n_epochs=2,
             net_arch=[32, 32], snapshot_every=100_000, eval_every=100_000, eval_games=4, run_name="run",
             num_players=4)
@@ -83,7 +85,7 @@ def test_resume_carries_the_head_and_goes_on_training_it(tmp_path):
 
 
 @pytest.mark.parametrize("value,message", [(-0.1, "'hand_prediction_coef' = -0.1 must be a number >= 0"),
-                                           (float("inf"), "'hand_prediction_coef' = inf must be a number >= 0")])
+                                           (float("inf"), "'hand_prediction_coef' = inf must be a finite number")])
 def test_bad_hand_prediction_coef_is_a_clear_error(tmp_path, value, message):
     with pytest.raises(ConfigError, match=message):
         _cfg(tmp_path, hand_prediction_coef=value)

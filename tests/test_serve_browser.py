@@ -17,6 +17,8 @@ from uno_env.records import read_records, replay
 from train.serve.app import build_app
 from train.serve.session import GameSession
 
+pytestmark = pytest.mark.slow  # drives a browser: left out of make test-quick
+
 SCREENSHOT = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "browser-play.png")
 
 

@@ -15,10 +15,24 @@ import shutil
 import sys
 import zipfile
 
-import yaml
+from uno_env.errors import RuleError, short_repr
+from uno_env.safe_yaml import load_file
 
 from . import atomic
 from .config import ConfigError, TrainConfig
+
+
+#: Bytes of ``eval.csv`` rewritten whole when a row is added (a few KB in a real run); beyond, rows are appended.
+MAX_EVAL_BYTES = 16 * 2**20
+#: Bytes ``latest.json`` may hold (it names one file; a larger one is damaged).
+MAX_LATEST_BYTES = 64 * 1024
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (cut to 300 characters), or its type's name if it has none."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 def save_checkpoint(model, run_dir: str, steps: int) -> str:
@@ -33,8 +47,9 @@ def save_checkpoint(model, run_dir: str, steps: int) -> str:
 
 def _step_of(name: str, ext: str) -> int | None:
     """N of ``step_<N><ext>``, else None (temporary files and anything else)."""
-    if name.startswith("step_") and name.endswith(ext) and name[5:-len(ext)].isdigit():
-        return int(name[5:-len(ext)])
+    digits = name[5:-len(ext)] if name.startswith("step_") and name.endswith(ext) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 18:  # not '²' (isdigit, but no int) nor 10**5000
+        return int(digits)
     return None
 
 
@@ -55,11 +70,17 @@ def pool_snapshots(run_dir: str, step: int, keep: int) -> list[str]:
     return _saved_snapshots(run_dir, step)[-keep:]
 
 
+#: Uncompressed size above which a ``step_<N>.zip`` is not taken for a checkpoint of ours (theirs are a few MB).
+MAX_CHECKPOINT_BYTES = 1 << 30
+
+
 def _complete_checkpoint(path: str) -> bool:
     """Whether ``path`` is a zip that opens, passes its checksums and holds the weights and optimiser state."""
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
+            if sum(info.file_size for info in archive.infolist()) > MAX_CHECKPOINT_BYTES:
+                return False  # not one of ours: testzip would inflate all of it
             return {"policy.pth", "policy.optimizer.pth"} <= names and archive.testzip() is None
     except (OSError, zipfile.BadZipFile, EOFError, ValueError):
         return False
@@ -80,12 +101,15 @@ def _latest(folder: str) -> tuple[str | None, str]:
     if not os.path.exists(path):
         return None, "no latest.json"
     try:
-        with open(path, encoding="utf-8") as fh:
-            name = os.path.basename(str(json.load(fh)["path"]))  # a bare file name: never leave the folder
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_LATEST_BYTES + 1)
+        if len(raw) > MAX_LATEST_BYTES:
+            raise ValueError("too large")
+        name = os.path.basename(str(json.loads(raw)["path"]))  # a bare file name: never leave the folder
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
         return None, f"a damaged latest.json ({type(exc).__name__})"
     if _step_of(name, ".zip") is None:
-        return None, f"a latest.json naming {name!r}, not a step_<N>.zip"
+        return None, f"a latest.json naming {short_repr(name)}, not a step_<N>.zip"
     if not _complete_checkpoint(os.path.join(folder, name)):
         state = "damaged" if os.path.exists(os.path.join(folder, name)) else "missing"
         return None, f"a latest.json naming {name}, which is {state}"
@@ -124,7 +148,7 @@ def restore(model, checkpoint: str) -> int:
         model.set_parameters(checkpoint, exact_match=True, device="cpu")
     except RuntimeError as exc:  # torch's size mismatch: another network shape
         raise ConfigError(f"--resume: {checkpoint} does not fit this config's network (net_arch, variant or "
-                          f"player count differ): {str(exc).splitlines()[0]}") from None
+                          f"player count differ): {first_line(exc)}") from None
     model.num_timesteps = _step_of(os.path.basename(checkpoint), ".zip")
     return model.num_timesteps
 
@@ -153,13 +177,15 @@ def saved_config(run_dir: str) -> TrainConfig:
                           "or a checkpoint file")
     if not os.path.exists(path):
         raise ConfigError(f"--resume: {run_dir} has no config.yaml; give the config that started the run with --config")
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+    data = load_file(path, "a training config (a mapping of its keys)")
     if not isinstance(data, dict):
         raise ConfigError(f"{path} is not a training config (a mapping of its keys)")
     data.pop("resolved_rules", None)  # written for readers; the rule options above say the same
     data.update(out_dir=os.path.dirname(os.path.abspath(run_dir)), run_name=os.path.basename(os.path.abspath(run_dir)))
-    return TrainConfig.from_dict(data)
+    try:
+        return TrainConfig.from_dict(data)
+    except (ConfigError, RuleError) as exc:
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 def clear_run(run_dir: str) -> None:
@@ -174,19 +200,25 @@ def clear_run(run_dir: str) -> None:
 
 def append_eval(path: str, steps: int, result: dict) -> None:
     """Add an evaluation's rows (one per opponent) to a run's ``eval.csv``."""
-    # the small file is rewritten whole and replaced, so a crash never leaves a torn last row
-    old = ""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8", newline="") as fh:
-            old = fh.read()
+    # the small file is rewritten whole and replaced, so a crash never leaves a torn last row; its bytes are
+    # kept as they are (a damaged file is not decoded), and one grown past MAX_EVAL_BYTES is appended to instead
+    size = os.path.getsize(path) if os.path.exists(path) else 0
+    old = b""
+    if 0 < size <= MAX_EVAL_BYTES:
+        with open(path, "rb") as fh:
+            old = fh.read(MAX_EVAL_BYTES + 1)
     buf = io.StringIO()
     w = csv.writer(buf)
-    if not old:
+    if not size:
         w.writerow(["timesteps", "opponent", "games", "win_rate", "ci95_low", "ci95_high"])
     for opp, r in result.items():
         w.writerow([steps, opp, r["games"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
-    with atomic.atomic_open(path, newline="") as fh:
-        fh.write(old + buf.getvalue())
+    if size > MAX_EVAL_BYTES:
+        with open(path, "ab") as fh:
+            fh.write(buf.getvalue().encode("utf-8"))
+        return
+    with atomic.atomic_open(path, "wb", encoding=None) as fh:
+        fh.write(old + buf.getvalue().encode("utf-8"))
 
 
 def append_progress(path: str, row: dict) -> None:
@@ -194,14 +226,20 @@ def append_progress(path: str, row: dict) -> None:
 
     A resumed run keeps the columns its file began with (a file from an older version has fewer).
     """
-    if os.path.exists(path):
-        with open(path, newline="", encoding="utf-8") as fh:
-            columns = next(csv.reader(fh), None)
-    else:
-        columns = None
+    columns, header = None, True
+    if os.path.exists(path) and os.path.getsize(path) > 0:
+        header = False  # a damaged first line (too long, not UTF-8, not CSV): this run's own columns, no header
+        with open(path, "rb") as fh:
+            first = fh.readline(MAX_LATEST_BYTES + 1)
+        if len(first) <= MAX_LATEST_BYTES:
+            try:
+                columns = next(csv.reader([first.decode("utf-8")]), None)
+            except (UnicodeDecodeError, csv.Error):
+                columns = None
     with open(path, "a", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        if columns is None:
+        if not columns:
             columns = [key for key, value in row.items() if value is not None]
-            w.writerow(columns)
+            if header:
+                w.writerow(columns)
         w.writerow([row.get(key) if row.get(key) is not None else "" for key in columns])

@@ -14,6 +14,7 @@ from . import checkpoints, shipped_configs
 from .config import TrainConfig
 from .errors import EXIT_INTERRUPTED, UsageError
 from .progress import DEFAULT_INTERVAL, add_progress_arguments
+from .rule_args import parse_value
 from .scaleout import LOCAL, add_ray_argument
 
 
@@ -36,9 +37,19 @@ def _rule_flags(cfg: TrainConfig) -> list[str]:
     """The ``--variant/--players/--option`` flags of ``uno-env eval`` and ``play`` for the run's rules."""
     flags = ["--variant", cfg.variant, "--players", str(cfg.num_players)]
     for key, value in cfg.rule_options.items():
-        text = json.dumps(value) if not isinstance(value, str) else value  # read back as YAML: true, 3, [..]
-        flags += ["--option", f"{key}={text}"]
+        flags += ["--option", f"{key}={_option_text(value)}"]
     return flags
+
+
+def _option_text(value) -> str:
+    """``value`` as ``--option`` reads it back (``train/rule_args.parse_value``): true, 3, [0.5, 0.5], or a word."""
+    if not isinstance(value, str):
+        return json.dumps(value)
+    try:
+        plain = parse_value(value) == value
+    except UsageError:
+        plain = False
+    return value if plain else f"'{value}'"  # a word that would read as something else: 'on', '3', 'a: b'
 
 
 def next_steps(cfg: TrainConfig, run_dir: str) -> str:

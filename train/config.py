@@ -2,12 +2,22 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from uno_env.errors import did_you_mean, short_repr
+from uno_env.safe_yaml import load_file
 
-from uno_env.errors import did_you_mean
+
+#: Upper bounds of the settings that size what a run allocates (processes, games, layers, files): a
+#: mistyped ``num_games: 100000000`` is refused at once instead of exhausting the machine.
+SIZE_LIMITS = {"n_envs": 256, "num_games": 100_000, "n_steps": 100_000, "batch_size": 10_000_000,
+               "n_epochs": 10_000, "eval_games": 1_000_000, "max_snapshots": 10_000, "teacher_games": 10_000_000,
+               "teacher_epochs": 100_000}
+#: Hidden layers of ``net_arch`` and player counts of ``table_sizes`` at most; ``MAX_WIDTH`` units per layer.
+MAX_LAYERS = 16
+MAX_WIDTH = 65_536
 
 
 class ConfigError(ValueError):
@@ -138,7 +148,8 @@ class TrainConfig:
         fields = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - set(fields), key=str)
         if unknown:
-            named = ", ".join(f"{k!r}{did_you_mean(k, fields) if isinstance(k, str) else ''}" for k in unknown)
+            named = ", ".join(f"{short_repr(k)}{did_you_mean(k, fields) if isinstance(k, str) else ''}"
+                              for k in unknown[:5]) + (f" and {len(unknown) - 5:,} more" if len(unknown) > 5 else "")
             raise ConfigError(f"unknown training config key{'s' if len(unknown) > 1 else ''} {named}; "
                               f"allowed: {', '.join(fields)}")
         defaults = cls()
@@ -151,9 +162,14 @@ class TrainConfig:
                 except ValueError:
                     pass
             if expected is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
+                try:
+                    value = float(value)
+                except OverflowError:  # an int too large for a float
+                    raise ConfigError(f"training config {key!r} = {short_repr(value)} is too large") from None
+            if expected is float and isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"training config {key!r} = {value} must be a finite number")
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise ConfigError(f"training config {key!r} = {value!r} must be {expected.__name__}")
+                raise ConfigError(f"training config {key!r} = {short_repr(value)} must be {expected.__name__}")
             values[key] = value
         cfg = cls(**values)
         cfg.validate()
@@ -161,13 +177,16 @@ class TrainConfig:
 
     @classmethod
     def from_yaml(cls, path: str) -> "TrainConfig":
-        """Config from a YAML file; errors in its content name the file."""
+        """Config from a YAML file; errors in its content name the file.
+
+        The file is read by ``uno_env.safe_yaml.load_file``: at most 1 MB of UTF-8, no anchors or
+        aliases, not empty (``YamlFileError`` naming the file and line).
+        """
         from uno_env.errors import RuleError
 
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)  # a yaml.YAMLError carries the file name and line itself
+        data = load_file(path, f"a mapping of config keys to values (the fields of {cls.__name__})")
         try:
-            return cls.from_dict(data or {})
+            return cls.from_dict(data)
         except (ConfigError, RuleError) as exc:
             raise type(exc)(f"{path}: {exc}") from None
 
@@ -177,39 +196,56 @@ class TrainConfig:
 
         RuleSet.create(self.variant, self.num_players, self.rule_options)
         if self.algo not in ("sb3", "ppo"):
-            raise ConfigError(f"training config 'algo' = {self.algo!r} is not allowed; allowed: sb3, ppo")
+            raise ConfigError(f"training config 'algo' = {short_repr(self.algo)} is not allowed; allowed: sb3, ppo")
         if not 0.0 <= self.self_play_games <= 1.0:
-            raise ConfigError(f"training config 'self_play_games' = {self.self_play_games} must be in [0, 1]")
+            raise ConfigError(f"training config 'self_play_games' = {short_repr(self.self_play_games)} must be "
+                              f"in [0, 1]")
         for key in ("total_timesteps", "n_envs", "num_games", "n_steps", "batch_size", "n_epochs", "snapshot_every",
                     "eval_every", "eval_games"):
             if getattr(self, key) < 1:
-                raise ConfigError(f"training config {key!r} must be >= 1, got {getattr(self, key)}")
+                raise ConfigError(f"training config {key!r} must be >= 1, got {short_repr(getattr(self, key))}")
         for key, low, high in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip_range", 0.0, 10.0),
                                ("learning_rate", 0.0, 1.0), ("ent_coef", 0.0, 10.0)):
             if not low < getattr(self, key) <= high and not (key == "ent_coef" and getattr(self, key) == 0):
-                raise ConfigError(f"training config {key!r} = {getattr(self, key)} must be in ({low}, {high}]")
+                raise ConfigError(f"training config {key!r} = {short_repr(getattr(self, key))} must be in "
+                                  f"({low}, {high}]")
+        if not 0 <= self.seed < 2**31:  # numpy's legacy seeding (SB3) takes 0..2**32 - 1; the runs add offsets
+            raise ConfigError(f"training config 'seed' = {short_repr(self.seed)} must be in 0..{2**31 - 1:,}")
+        for key, high in SIZE_LIMITS.items():
+            value = getattr(self, key)
+            if value > high:
+                raise ConfigError(f"training config {key!r} = {short_repr(value)} is more than this trainer takes; "
+                                  f"allowed: at most {high:,}")
+        if len(self.net_arch) > MAX_LAYERS or len(self.table_sizes) > MAX_LAYERS:
+            raise ConfigError(f"training config 'net_arch' and 'table_sizes' may list at most {MAX_LAYERS} entries")
         if self.time_limit_minutes < 0 or self.max_snapshots < 1:
             raise ConfigError("time_limit_minutes must be >= 0 and max_snapshots >= 1")
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in self.table_sizes):
-            raise ConfigError(f"table_sizes must be a list of player counts, got {self.table_sizes!r}")
+            raise ConfigError(f"table_sizes must be a list of player counts, got {short_repr(self.table_sizes)}")
         for n in self.table_sizes:
             RuleSet.create(self.variant, n, self.rule_options)  # names the allowed player counts if not
         if not 0 <= self.collector_workers <= 64:
-            raise ConfigError(f"training config 'collector_workers' = {self.collector_workers} must be in 0..64")
+            raise ConfigError(f"training config 'collector_workers' = {short_repr(self.collector_workers)} must "
+                              f"be in 0..64")
         if not 0 <= self.torch_threads <= 256:
-            raise ConfigError(f"training config 'torch_threads' = {self.torch_threads} must be in 0..256 "
+            raise ConfigError(f"training config 'torch_threads' = {short_repr(self.torch_threads)} must be in 0..256 "
                               "(0: torch's default, one per core)")
         if not 1 <= self.ray_collectors <= 1024:
-            raise ConfigError(f"training config 'ray_collectors' = {self.ray_collectors} must be in 1..1024")
+            raise ConfigError(f"training config 'ray_collectors' = {short_repr(self.ray_collectors)} must be in "
+                              f"1..1024")
         if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):
-            raise ConfigError(f"num_games = {self.num_games} is fewer than one game per table size per collector")
+            raise ConfigError(f"num_games = {short_repr(self.num_games)} is fewer than one game per table size "
+                              f"per collector")
         if self.algo == "sb3" and self.player_counts != [self.num_players]:
-            raise ConfigError(f"table_sizes {self.table_sizes} needs algo: ppo (the SB3 path trains at num_players)")
+            raise ConfigError(f"table_sizes {short_repr(self.table_sizes)} needs algo: ppo (the SB3 path trains "
+                              f"at num_players)")
         if self.table_sizes and self.num_players not in self.table_sizes:
-            raise ConfigError(f"table_sizes {self.table_sizes} must include num_players = {self.num_players}")
-        if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
+            raise ConfigError(f"table_sizes {short_repr(self.table_sizes)} must include num_players = "
+                              f"{short_repr(self.num_players)}")
+        if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_WIDTH
                                         for x in self.net_arch):
-            raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
+            raise ConfigError(f"net_arch must be a list of positive ints (at most {MAX_WIDTH:,} each), "
+                              f"got {short_repr(self.net_arch)}")
         import agents
 
         allowed = [*agents.BUILTIN, "ismcts[:options]", "self"]
@@ -219,16 +255,17 @@ class TrainConfig:
                 continue
             if key not in allowed:
                 hint = did_you_mean(key, allowed) if isinstance(key, str) else ""
-                raise ConfigError(f"unknown opponent {key!r}{hint} in opponents; allowed: {', '.join(allowed)}")
+                raise ConfigError(f"unknown opponent {short_repr(key)}{hint} in opponents; allowed: "
+                                  f"{', '.join(allowed)}")
         if not self.opponents or any(not isinstance(w, (int, float)) or isinstance(w, bool) or w < 0
                                      for w in self.opponents.values()):
             raise ConfigError(f"opponents must map some of {', '.join(allowed)} to weights >= 0, "
-                              f"got {self.opponents!r}")
+                              f"got {short_repr(self.opponents)}")
         if self.teacher:
             if self.algo != "ppo":
                 raise ConfigError("training config 'teacher' needs algo: ppo (the SB3 path has no distillation phase)")
             if not _is_search_spec(self.teacher):
-                raise ConfigError(f"training config 'teacher' = {self.teacher!r} is not a search agent spec; "
+                raise ConfigError(f"training config 'teacher' = {short_repr(self.teacher)} is not a search agent spec; "
                                   "allowed: ismcts or ismcts:key=value,...")
             _check_search_options(self.teacher, "teacher")
         if self.init_from:
@@ -242,7 +279,8 @@ class TrainConfig:
             raise ConfigError("training config 'privileged_critic' needs algo: ppo and no 'teacher' (the "
                               "distillation fits the critic to the seat's observation alone)")
         if not 0.0 <= self.hand_prediction_coef < float("inf"):
-            raise ConfigError(f"training config 'hand_prediction_coef' = {self.hand_prediction_coef!r} must be a "
+            raise ConfigError(f"training config 'hand_prediction_coef' = "
+                              f"{short_repr(self.hand_prediction_coef)} must be a "
                               "number >= 0 (0 turns the auxiliary loss off)")
         if self.hand_prediction_coef and (self.algo != "ppo" or self.teacher):
             raise ConfigError("training config 'hand_prediction_coef' needs algo: ppo and no 'teacher' (the "
@@ -251,13 +289,15 @@ class TrainConfig:
             steps = self.oracle_guiding_steps
             if (len(steps) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in steps)
                     or not 0 <= steps[0] <= steps[1] or steps[1] < 1):
-                raise ConfigError(f"training config 'oracle_guiding_steps' = {steps!r} must be [full_until, gone_at]: "
+                raise ConfigError(f"training config 'oracle_guiding_steps' = {short_repr(steps)} must be "
+                                  f"[full_until, gone_at]: "
                                   "two decision counts with 0 <= full_until <= gone_at and gone_at >= 1 (empty: off)")
             if self.algo != "ppo" or self.teacher:
                 raise ConfigError("training config 'oracle_guiding_steps' needs algo: ppo and no 'teacher' (the "
                                   "distillation fits the actor to the seat's observation alone)")
         if self.critic_warmup_steps < 0:
-            raise ConfigError(f"training config 'critic_warmup_steps' = {self.critic_warmup_steps} must be >= 0")
+            raise ConfigError(f"training config 'critic_warmup_steps' = {short_repr(self.critic_warmup_steps)} "
+                              f"must be >= 0")
         if self.critic_warmup_steps and self.algo != "ppo":
             raise ConfigError("training config 'critic_warmup_steps' needs algo: ppo")
         if self.overlap_update and self.algo != "ppo":
@@ -265,7 +305,7 @@ class TrainConfig:
         if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
             raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
         if not 0 < self.teacher_learning_rate <= 1:
-            raise ConfigError(f"training config 'teacher_learning_rate' = {self.teacher_learning_rate} "
+            raise ConfigError(f"training config 'teacher_learning_rate' = {short_repr(self.teacher_learning_rate)} "
                               "must be in (0, 1]")
         if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
             raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic, ismcts")

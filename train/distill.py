@@ -31,19 +31,26 @@ from __future__ import annotations
 import copy
 import csv
 import glob
+import io
 import json
 import multiprocessing as mp
 import os
+import struct
+import zipfile
+import zlib
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 import agents
 from agents import choose_action
 from uno_env import Game
+from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
 from . import atomic
-from .config import TrainConfig
+from .benchmark.json_input import read_json_object
+from .config import ConfigError, TrainConfig
 from .progress import Progress
 
 #: Games per labelled chunk (one file under ``<run>/teacher/``; the unit of work of a worker).
@@ -52,6 +59,10 @@ CHUNK_GAMES = 20
 IDENTITY = "labelling.json"
 #: Share of the labelled games held out of the fit to report how well it generalises.
 HELD_OUT = 0.05
+#: The arrays of a chunk file (``<name>.npy`` members of its ``.npz``) and their dtypes.
+CHUNK_ARRAYS = {"obs": np.float32, "mask": np.int8, "target": np.float32, "result": np.float32, "game": np.int64}
+#: Bytes of a ``.npy`` header a chunk member may have (numpy writes about 128).
+MAX_NPY_HEADER_BYTES = 4096
 
 
 def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
@@ -134,21 +145,24 @@ def _check_folder(cfg: TrainConfig, folder: str) -> None:
     identity = json.loads(json.dumps(labelling_identity(cfg)))  # as it reads back from the file
     record = os.path.join(folder, IDENTITY)
     if os.path.exists(record):
-        with open(record, encoding="utf-8") as fh:
-            saved = json.load(fh)
+        saved = read_json_object(record, "the record of a labelling", ConfigError)
         changed = [k for k in identity if saved.get(k) != identity[k]]
         if changed:
             k = changed[0]
-            raise ValueError(f"{folder} holds labels of another labelling: {k} changed ({saved.get(k)!r} -> "
-                             f"{identity[k]!r}) since it was labelled; remove the folder to label again")
+            raise ConfigError(f"{folder} holds labels of another labelling: {k} changed ({short_repr(saved.get(k))} "
+                              f"-> {short_repr(identity[k])}) since it was labelled; remove the folder to label again")
+        old_total = saved.get("teacher_games")
+        if old_total is not None and (isinstance(old_total, bool) or not isinstance(old_total, int) or old_total < 0):
+            raise ConfigError(f"{record}: teacher_games {short_repr(old_total)} is not a count of games; remove the "
+                              "folder to label again")
         if "teacher_games" in saved:  # recorded before labellings could grow: its partial chunk had the full name
             k, partial = divmod(saved["teacher_games"], CHUNK_GAMES)
             if partial and os.path.exists(_chunk_path(folder, k, CHUNK_GAMES)):
                 os.replace(_chunk_path(folder, k, CHUNK_GAMES), _chunk_path(folder, k, partial))
             atomic.write_json(record, identity)
     elif glob.glob(os.path.join(folder, "chunk_*.npz")):
-        raise ValueError(f"{folder} holds chunks without {IDENTITY}, so what they were labelled under is unknown; "
-                         "remove the folder to label again")
+        raise ConfigError(f"{folder} holds chunks without {IDENTITY}, so what they were labelled under is unknown; "
+                          "remove the folder to label again")
     else:
         atomic.write_json(record, identity)
 
@@ -190,11 +204,107 @@ def label(cfg: TrainConfig, folder: str, workers: int, progress: bool = True, st
                     pool.terminate()
     finally:
         bar.close()
-    parts = []
-    for k in range(chunks):
-        with np.load(path(k), allow_pickle=False) as f:
-            parts.append({key: f[key] for key in f.files})
-    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+    size, num_actions, max_steps = _example_shape(cfg)
+    parts = [read_chunk(path(k), range(k * CHUNK_GAMES, k * CHUNK_GAMES + games(k)), size, num_actions,
+                        games(k) * max_steps) for k in range(chunks)]
+    return {key: np.concatenate([p[key] for p in parts]) for key in CHUNK_ARRAYS}
+
+
+def _example_shape(cfg: TrainConfig) -> tuple[int, int, int]:
+    """(observation size, action count, most decisions a game has) of the config's games (every table size)."""
+    tables = [Game(cfg.variant, n, **cfg.rule_options) for n in cfg.player_counts]
+    return ObservationEncoder(tables[0]).size, tables[0].num_actions, max(g.max_steps for g in tables)
+
+
+def read_chunk(path: str, game_ids: range, size: int, num_actions: int, max_rows: int) -> dict[str, np.ndarray]:
+    """The arrays of one labelled chunk, or ConfigError naming what is wrong with the file.
+
+    Read without ``numpy.load`` (which would inflate whatever shape a member's header claims): the zip
+    holds exactly the ``CHUNK_ARRAYS`` members, each header gives the expected dtype and shape with at
+    most ``max_rows`` examples (the chunk's games times the step cap), and only then is each member's
+    data read, exactly as many bytes as its shape needs; the values are then checked (finite, masks of
+    0 and 1, game ids of this chunk).
+    """
+    def bad(reason: str) -> ConfigError:
+        return ConfigError(f"{path} is not a labelled chunk of this run ({reason}); delete it to label its games "
+                           "again")
+
+    try:
+        with open(path, "rb") as fh:
+            _check_zip_end(fh, bad)
+            with zipfile.ZipFile(fh) as archive:
+                infos = {info.filename: info for info in archive.infolist()}
+                if sorted(infos) != sorted(f"{key}.npy" for key in CHUNK_ARRAYS):
+                    raise bad(f"it holds {short_repr(sorted(infos))}, not {', '.join(CHUNK_ARRAYS)}")
+                rows, arrays = None, {}
+                for key, dtype in CHUNK_ARRAYS.items():
+                    info = infos[f"{key}.npy"]
+                    if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                        raise bad(f"{key}.npy is encrypted or not deflated")
+                    with archive.open(info) as stream:
+                        shape, fortran, found, header = _npy_header(stream, bad, key)
+                        width = {"obs": (size,), "mask": (num_actions,), "target": (num_actions,)}.get(key, ())
+                        rows = shape[0] if rows is None and len(shape) == 1 + len(width) else rows
+                        if found.newbyteorder("=") != np.dtype(dtype) or fortran or shape != (rows, *width):
+                            raise bad(f"{key}.npy is {found} of shape {short_repr(shape)}; expected "
+                                      f"{np.dtype(dtype)} of shape {(rows if rows is not None else 'n', *width)}")
+                        if rows > max_rows:
+                            raise bad(f"{rows:,} examples; {len(game_ids)} games have at most {max_rows:,}")
+                        nbytes = rows * int(np.prod(width, dtype=np.int64)) * found.itemsize
+                        if info.file_size != header + nbytes:
+                            raise bad(f"{key}.npy holds {info.file_size - header:,} bytes of data; its shape needs "
+                                      f"{nbytes:,}")
+                        data = stream.read(nbytes)
+                        if len(data) != nbytes:
+                            raise bad(f"{key}.npy ends early")
+                    arrays[key] = np.frombuffer(data, dtype=found).astype(dtype).reshape((rows, *width))
+    except ConfigError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, struct.error, KeyError, OverflowError) as exc:
+        raise bad(f"damaged: {str(exc)[:200] or type(exc).__name__}") from None
+    for key in ("obs", "target", "result"):
+        if not np.isfinite(arrays[key]).all():
+            raise bad(f"{key} holds a value that is not finite")
+    if not np.isin(arrays["mask"], (0, 1)).all() or (arrays["target"] < 0).any():
+        raise bad("a mask that is not 0/1, or a negative policy target")
+    if rows and not (game_ids.start <= arrays["game"].min() and arrays["game"].max() < game_ids.stop):
+        raise bad(f"game ids outside this chunk's games {game_ids.start}..{game_ids.stop - 1}")
+    return arrays
+
+
+def _check_zip_end(fh, bad) -> None:
+    """Refuse a zip that is not the small archive numpy writes (five members, no comment, no zip64) before
+    ``zipfile`` reads its directory."""
+    end = fh.seek(0, os.SEEK_END)
+    if end < 22:
+        raise bad("too short to be an .npz archive")
+    fh.seek(end - 22)
+    record = fh.read(22)
+    if record[:4] != b"PK\x05\x06":
+        raise bad("no zip directory at its end")
+    entries, directory = struct.unpack_from("<HL", record, 10)
+    if entries != len(CHUNK_ARRAYS) or directory > 64 * len(CHUNK_ARRAYS) + 1024:
+        raise bad(f"{entries:,} members in a {directory:,}-byte directory; a chunk holds {len(CHUNK_ARRAYS)}")
+    fh.seek(0)
+
+
+def _npy_header(stream, bad, key: str) -> tuple[tuple, bool, np.dtype, int]:
+    """(shape, fortran order, dtype, header bytes) of a ``.npy`` member; reads only its header."""
+    version = npy_format.read_magic(stream)
+    if version not in ((1, 0), (2, 0)):
+        raise bad(f"{key}.npy is a version {version} .npy")
+    length_bytes = stream.read(2 if version == (1, 0) else 4)
+    (length,) = struct.unpack("<H" if version == (1, 0) else "<I", length_bytes)
+    if length > MAX_NPY_HEADER_BYTES:
+        raise bad(f"{key}.npy has a {length:,}-byte header; at most {MAX_NPY_HEADER_BYTES:,}")
+    header = stream.read(length)
+    if len(header) != length:
+        raise bad(f"{key}.npy ends early")
+    parse = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+    shape, fortran, dtype = parse(io.BytesIO(length_bytes + header))
+    if dtype.kind not in "fiu" or dtype.fields is not None or dtype.subdtype is not None:
+        raise bad(f"{key}.npy is not a numeric array")
+    return tuple(shape), bool(fortran), dtype, 6 + 2 + len(length_bytes) + length
 
 
 def fit(net, data: dict[str, np.ndarray], cfg: TrainConfig, rng: np.random.Generator, log_path: str) -> dict:

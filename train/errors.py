@@ -7,6 +7,7 @@ from agents import AgentSpecError, PolicyFileError
 from agents.search import SearchOptionError
 from uno_env.errors import RuleError, SpecError
 from uno_env.records import RecordError
+from uno_env.safe_yaml import YamlFileError
 
 from .config import ConfigError
 
@@ -23,11 +24,24 @@ class UsageError(ValueError):
 # (IllegalActionError / ActionParseError are left out on purpose: from an agent they mean a bug.)
 DOMAIN_ERRORS: tuple[type[BaseException], ...] = (
     RuleError, SpecError, RecordError, ConfigError, AgentSpecError, SearchOptionError, PolicyFileError,
-    UsageError, OSError, yaml.YAMLError)
+    UsageError, OSError, yaml.YAMLError, YamlFileError)
+
+
+#: Characters of an error message the command line prints at most (a safety net: messages repeat only
+#: short prefixes of what the user gave, see ``uno_env.errors.short_repr``).
+MAX_MESSAGE_CHARS = 4000
 
 
 def error_message(exc: BaseException) -> str:
-    """The message of a domain error: YAML errors with file, line and column; OS errors with the file."""
+    """The message of a domain error, one line of at most ``MAX_MESSAGE_CHARS`` characters."""
+    message = _message(exc)
+    return message if len(message) <= MAX_MESSAGE_CHARS else message[:MAX_MESSAGE_CHARS] + "..."
+
+
+def _message(exc: BaseException) -> str:
+    """YAML errors with file, line and column; OS errors with the file."""
+    if isinstance(exc, YamlFileError):  # already names the file, the line and what is allowed
+        return str(exc)
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
         mark = exc.problem_mark
         problem = ", ".join(p for p in (exc.context, exc.problem) if p) or "invalid YAML"

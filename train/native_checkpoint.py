@@ -18,6 +18,7 @@ from uno_env import Game
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
 from . import atomic
+from .checkpoints import first_line
 from .config import ConfigError, TrainConfig
 
 CHECKPOINT = "native.pt"
@@ -102,10 +103,14 @@ def load(net, path: str, what: str, cfg: TrainConfig, obs_size: int, num_actions
             elif key not in own:                     # and a net without one drops it
                 weights.pop(key, None)
         net.load_state_dict(weights)
-    except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError) as exc:
+    except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError,
+            AttributeError, IndexError) as exc:
+        if isinstance(exc, EOFError) or (os.path.isfile(path) and os.path.getsize(path) == 0):
+            raise ConfigError(f"{what}: {path} is empty or cut short (not a complete native PPO checkpoint); "
+                              "start the run over with --fresh, or give another checkpoint") from None
         raise ConfigError(f"{what}: {path} does not fit this config's network (net_arch {cfg.net_arch}, "
                           f"{obs_size} observation floats, {num_actions} actions) or is not a native PPO "
-                          f"checkpoint: {str(exc).splitlines()[0]}") from None
+                          f"checkpoint: {first_line(exc)}") from None
     return state
 
 

@@ -37,11 +37,13 @@ import yaml
 
 from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
+from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
 from . import atomic, checkpoints, distill, native_checkpoint
 from .collector import CollectorProcess, LocalCollector, split_games
 from .config import ConfigError, TrainConfig
+from .errors import UsageError
 from .evaluation import stats
 from .export import policy_file_from_linears
 from .native_checkpoint import CHECKPOINT
@@ -102,7 +104,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
     policy file of the weights at that step (``uno-env benchmark --train`` saves its budget points so).
     ``ray_address``: run ``cfg.ray_collectors`` collectors as Ray actors there (``train/scaleout``).
+    A plain install without torch gets a ``UsageError`` naming the extra to install.
     """
+    require_torch()
     if ray_address is not None:
         from .scaleout import session
 
@@ -112,6 +116,15 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
         with session(ray_address, num_cpus=max(os.cpu_count() or 1, cfg.ray_collectors)):
             return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=True)
     return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=False)
+
+
+def require_torch() -> None:
+    """Refuse, in one line naming the extra to install, when torch (the native trainer's one need) is missing."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(f"training needs the optional training packages ({exc.name or 'torch'} is missing): "
+                         "pip install 'uno-env[train]'") from None
 
 
 def busy_machine_hint(threads: int) -> str | None:
@@ -172,16 +185,19 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
                 block.hands_size if cfg.hand_prediction_coef else 0, block.size if cfg.collects_hidden_cards else 0,
                 block.size if cfg.oracle_guiding_steps else 0)
     net = build_network(*net_args)
+    state = None if resume is None else \
+        native_checkpoint.load(net, ckpt_path, f"--resume {resume}", cfg, obs_size, game.num_actions)
+    # built after the checkpoint is read: a damaged one is refused before torch's optimiser machinery loads
     optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
     steps = 0
     snapshots: list = []
     if resume is not None:
-        state = native_checkpoint.load(net, ckpt_path, f"--resume {resume}", cfg, obs_size, game.num_actions)
         try:
             optimiser.load_state_dict(state["optimiser"])
             steps = int(state["steps"])
-        except (KeyError, ValueError, TypeError) as exc:
-            raise ConfigError(f"--resume {resume}: {ckpt_path} is damaged: {exc}") from None
+        except (KeyError, ValueError, TypeError, IndexError, RuntimeError, AttributeError) as exc:
+            # a checkpoint written by this trainer never fails here: say it is damaged, briefly
+            raise ConfigError(f"--resume {resume}: {ckpt_path} is damaged: {short_repr(str(exc), 200)}") from None
         rng = np.random.default_rng([cfg.seed, steps])
         # the pool as it was at that step
         snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]

@@ -6,14 +6,14 @@ Everything the hot path needs is a flat tuple indexed by kind id.
 """
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 from importlib import resources
 
-import yaml
-
-from .errors import CardNotationError, RuleError
+from .errors import CardNotationError, RuleError, short_repr
+from .safe_yaml import load_file
 
 NO_COLOUR = -1
 
@@ -143,15 +143,21 @@ def _build_deck(manifest: dict, source: str) -> Deck:
         coloured = manifest.get("coloured", [])
         wild = manifest.get("wild", [])
     except (KeyError, TypeError) as exc:
-        raise RuleError(f"deck manifest {source}: missing or malformed key {exc}") from None
+        raise RuleError(f"deck manifest {source}: missing or malformed key {short_repr(str(exc))}") from None
     kinds: list[CardKind] = []
     aliases: dict[str, int] = {}
 
     def add(kind: CardKind, spellings: list[str]) -> None:
+        if not 0 <= kind.count <= MAX_DECK_CARDS:
+            raise RuleError(f"deck manifest {source}: card {short_repr(kind.name)} has count {short_repr(kind.count)}; "
+                            f"allowed: 0..{MAX_DECK_CARDS}")
+        if len(kinds) >= MAX_DECK_KINDS or sum(k.count for k in kinds) + kind.count > MAX_DECK_CARDS:
+            raise RuleError(f"deck manifest {source}: more than {MAX_DECK_KINDS:,} kinds of card or "
+                            f"{MAX_DECK_CARDS:,} cards; a deck may hold at most that many")
         kinds.append(kind)
         for s in spellings:
             if s in aliases and aliases[s] != kind.index:
-                raise RuleError(f"deck manifest {source}: spelling {s!r} names two cards")
+                raise RuleError(f"deck manifest {source}: spelling {short_repr(s)} names two cards")
             aliases[s] = kind.index
             aliases.setdefault(s.upper(), kind.index)
 
@@ -167,11 +173,9 @@ def _build_deck(manifest: dict, source: str) -> Deck:
             if "notation" in entry:  # a template, e.g. "{colour}{label}~{flex}" for Flex's "Y4~G"
                 fields = {"colour": colour, "label": label, "flex": colours[flex] if flex >= 0 else ""}
                 templates = [str(entry["notation"]), *(str(a) for a in entry.get("alias_notation", []))]
-                try:
-                    spellings = [tpl.format(**fields) for tpl in templates]
-                except (KeyError, IndexError) as exc:
-                    raise RuleError(f"deck manifest {source}: notation template {templates} uses unknown "
-                                    f"field {exc}; allowed: {{colour}}, {{label}}, {{flex}}") from None
+                for tpl in templates:
+                    _check_template(tpl, source)
+                spellings = [tpl.format(**fields) for tpl in templates]
                 card_name = spellings[0]
             else:
                 labels = [label, *glyphs.values(), *(str(a) for a in entry.get("aliases", []))]
@@ -198,7 +202,7 @@ def _build_two_sided(manifest: dict, source: str) -> Deck:
                  for side in sides]
         prefixes = [str(side["prefix"]) for side in sides]
     except (KeyError, TypeError, ValueError) as exc:
-        raise RuleError(f"deck manifest {source}: malformed two-sided deck ({exc})") from None
+        raise RuleError(f"deck manifest {source}: malformed two-sided deck ({short_repr(str(exc))})") from None
     if faces[0].size != faces[1].size:
         raise RuleError(f"deck manifest {source}: side A has {faces[0].size} faces but side D {faces[1].size}; "
                         f"every physical card has one face per side")
@@ -216,26 +220,64 @@ def _build_two_sided(manifest: dict, source: str) -> Deck:
         for spelling, index in deck._aliases.items():
             for s in (spelling, prefix + spelling, (prefix + spelling).upper()):
                 if aliases.setdefault(s, offset + index) != offset + index:
-                    raise RuleError(f"deck manifest {source}: spelling {s!r} names two cards")
+                    raise RuleError(f"deck manifest {source}: spelling {short_repr(s)} names two cards")
     return Deck(name, faces[0].colours, tuple(kinds), aliases, side_colours=(faces[0].colours, faces[1].colours))
+
+
+def _check_template(template: str, source: str) -> None:
+    """A notation template may name {colour}, {label} and {flex}, without format specs (``{label:>999999999}``)."""
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise RuleError(f"deck manifest {source}: notation template {short_repr(template)} is malformed ({exc})") \
+            from None
+    for _, name, spec, conversion in parts:
+        if name is not None and (name not in ("colour", "label", "flex") or spec or conversion):
+            raise RuleError(f"deck manifest {source}: notation template {short_repr(template)} uses the field "
+                            f"{short_repr('{' + name + (':' + spec if spec else '') + '}')}; allowed: {{colour}}, "
+                            "{label}, {flex}, nothing else inside the braces")
 
 
 def _effect(entry: dict, source: str) -> Effect:
     try:
         return _EFFECT_NAMES[str(entry["effect"])]
     except KeyError:
-        raise RuleError(f"deck manifest {source}: unknown effect {entry.get('effect')!r}; "
+        raise RuleError(f"deck manifest {source}: unknown effect {short_repr(entry.get('effect'))}; "
                         f"allowed: {', '.join(_EFFECT_NAMES)}") from None
+
+
+#: What a deck manifest holds (the end of the message about an empty one).
+MANIFEST_CONTENT = "a deck manifest: a mapping with name, colours, coloured and wild (or name and sides)"
+#: Kinds of card face a deck may list, and physical cards it may hold (the packaged decks: at most 272 cards).
+MAX_DECK_KINDS = 1_000
+MAX_DECK_CARDS = 10_000
 
 
 @lru_cache(maxsize=None)
 def load_deck(name: str) -> Deck:
     """Deck of a packaged manifest (``uno_env/decks/<name>.yaml``)."""
     path = resources.files("uno_env") / "decks" / f"{name}.yaml"
-    return _build_deck(yaml.safe_load(path.read_text(encoding="utf-8")), str(path))
+    return build_deck(load_file(path, MANIFEST_CONTENT), str(path))
 
 
 def load_deck_file(path: str) -> Deck:
-    """Deck of a manifest file outside the package (a replacement manifest)."""
-    with open(path, encoding="utf-8") as fh:
-        return _build_deck(yaml.safe_load(fh), path)
+    """Deck of a manifest file outside the package (a replacement manifest).
+
+    The file is read by ``uno_env.safe_yaml.load_file`` (bounded, no anchors or aliases:
+    ``YamlFileError``); a manifest that does not describe a deck raises ``RuleError``.
+    """
+    return build_deck(load_file(path, MANIFEST_CONTENT), str(path))
+
+
+def build_deck(manifest, source: str) -> Deck:
+    """The deck a manifest's data describes; ``RuleError`` naming ``source`` for anything malformed."""
+    if not isinstance(manifest, dict):
+        raise RuleError(f"deck manifest {source}: expected {MANIFEST_CONTENT}; got {short_repr(manifest)}")
+    try:
+        deck = _build_deck(manifest, source)
+    except RuleError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        raise RuleError(f"deck manifest {source}: malformed ({type(exc).__name__}: {short_repr(str(exc))}); "
+                        f"expected {MANIFEST_CONTENT}, as in uno_env/decks/*.yaml") from None
+    return deck

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable
 
 
@@ -11,6 +12,26 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     same_but_case = [c for c in choices if c.lower() == word.lower()]
     close = same_but_case or difflib.get_close_matches(word, choices, n=1)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+#: Characters of a user's value an error message repeats at most (a hostile value may be megabytes long).
+ECHO_LIMIT = 80
+
+
+def short_repr(value: object, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)`` cut to ``limit`` characters, bounded in depth and items: never expands a huge value."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"<an int of {value.bit_length()} bits>"  # repr of a huge int is slow, or refused past 4,300 digits
+    try:
+        shown = _SHORT.repr(value)
+    except (ValueError, RecursionError):  # a huge int deeper inside
+        return f"<a {type(value).__name__} too large to show>"
+    return shown if len(shown) <= limit else shown[:limit] + "..."
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxdict, _SHORT.maxset = 3, 6, 6, 4, 4
+_SHORT.maxstring, _SHORT.maxlong, _SHORT.maxother = ECHO_LIMIT, 40, ECHO_LIMIT
 
 
 class UnoError(ValueError):

@@ -6,10 +6,11 @@ declare options, do not import the rule sets built from them.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .errors import RuleError
+from .errors import RuleError, short_repr
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Option:
         value = self._validate_type(value)
         problem = self.check(value) if self.check is not None else None
         if problem:
-            raise RuleError(f"rule option {self.key!r} = {value!r} {problem}")
+            raise RuleError(f"rule option {self.key!r} = {short_repr(value)} {problem}")
         return value
 
     def _validate_type(self, value: Any) -> Any:
@@ -48,29 +49,40 @@ class Option:
             if isinstance(value, bool) and ("on" if value else "off") in self.choices:
                 value = "on" if value else "off"  # YAML 1.1 reads on/off as booleans
             if value not in self.choices or isinstance(value, bool) != isinstance(self.choices[0], bool):
-                raise RuleError(f"rule option {self.key!r} = {value!r} is not allowed; allowed values: {self.allowed()}")
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} is not allowed; allowed "
+                                f"values: {self.allowed()}")
             return value
         if self.type is bool:
             if not isinstance(value, bool):
-                raise RuleError(f"rule option {self.key!r} = {value!r} must be a bool (true or false)")
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} must be a bool (true or false)")
             return value
         if self.type is int:
             if isinstance(value, bool) or not isinstance(value, int):
-                raise RuleError(f"rule option {self.key!r} = {value!r} must be an int; allowed: {self.allowed()}")
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} must be an int; allowed: "
+                                f"{self.allowed()}")
         elif self.type is float:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise RuleError(f"rule option {self.key!r} = {value!r} must be a number; allowed: {self.allowed()}")
-            value = float(value)
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} must be a number; allowed: "
+                                f"{self.allowed()}")
+            try:
+                value = float(value)
+            except OverflowError:  # an int too large for a float
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} is out of range; "
+                                f"allowed: {self.allowed()}") from None
+            if not math.isfinite(value):
+                raise RuleError(f"rule option {self.key!r} = {value} must be a finite number; allowed: "
+                                f"{self.allowed()}")
         elif self.type is tuple:
             if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-                raise RuleError(f"rule option {self.key!r} = {value!r} must be a list")
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} must be a list")
             return tuple(value)
         elif self.type is str:
             if not isinstance(value, str):
-                raise RuleError(f"rule option {self.key!r} = {value!r} must be a string")
+                raise RuleError(f"rule option {self.key!r} = {short_repr(value)} must be a string")
             return value
         if self.minimum is not None and value < self.minimum or self.maximum is not None and value > self.maximum:
-            raise RuleError(f"rule option {self.key!r} = {value!r} is out of range; allowed: {self.allowed()}")
+            raise RuleError(f"rule option {self.key!r} = {short_repr(value)} is out of range; allowed: "
+                            f"{self.allowed()}")
         return value
 
 

@@ -9,6 +9,9 @@ outcome line:
     {"type": "outcome", "winner": 1, "returns": [...], "round_points": [...], "scores": [...],
      "truncated": false, "blocked": false, "steps": 57}
 
+Reading is lazy and bounded: ``read_records`` and ``stream_records`` read a game only when the
+iteration reaches it, and a line may hold at most ``MAX_LINE_CHARS`` (1 MiB) characters.
+
 The engine is deterministic, so ``Game(rules).new_state(seed)`` plus the actions reproduces every
 state; ``replay`` checks each recorded seat and phase on the way and the outcome at the end.
 """
@@ -18,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import IO, Iterator
 
-from .errors import UnoError
+from .errors import UnoError, short_repr
 from .game import Game
 from .rules import RuleSet
 from .state import State
@@ -29,6 +32,10 @@ VERSION = 1
 
 class RecordError(UnoError):
     """A record that cannot be read, or that does not replay to what it says."""
+
+
+class RecordLineError(RecordError):
+    """A line of a record file that cannot be read (too long, not JSON, not a record line); names its number."""
 
 
 @dataclass
@@ -95,55 +102,127 @@ def outcome_of(state: State) -> dict:
             "steps": state.steps}
 
 
-def read_records(fh: IO[str]) -> Iterator[GameRecord]:
-    """The games of a JSON-lines record file."""
-    current: GameRecord | None = None
-    for n, line in enumerate(fh, 1):
+#: Characters one line of a record file may hold (1 MiB). A decision's line has about a hundred; the
+#: longest real line, a game header with its rule set, a few thousand. A longer line is refused
+#: after reading at most this much of it, so a file without line breaks is never read whole.
+MAX_LINE_CHARS = 1 << 20
+
+
+def read_lines(fh: IO[str], max_chars: int = MAX_LINE_CHARS) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of a text file, each read with a bounded ``readline`` (or of an iterable of lines).
+
+    A line longer than ``max_chars`` raises ``RecordError`` (its first ``max_chars`` characters are all that is
+    read of it). The last line may lack its newline.
+    """
+    if hasattr(fh, "readline"):
+        lines = iter(lambda: fh.readline(max_chars + 1), "")
+    else:  # any iterable of lines (e.g. ``text.splitlines(keepends=True)``), already in memory
+        lines = iter(fh)
+    for n, line in enumerate(lines, start=1):
+        if len(line) > max_chars:
+            raise RecordLineError(f"line {n} is longer than {max_chars:,} characters, the most a record line may hold")
+        yield n, line
+
+
+def _objects(fh: IO[str]) -> Iterator[tuple[int, str, dict]]:
+    """``(line number, type, object)`` of each non-blank line of a record file, checked line by line."""
+    for n, line in read_lines(fh):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"line {n}: not JSON ({exc})") from None
+        except (ValueError, RecursionError) as exc:
+            raise RecordLineError(f"line {n}: not JSON ({_clip(str(exc))})") from None
         kind = obj.get("type") if isinstance(obj, dict) else None
         if kind == "game":
             if obj.get("format") != FORMAT or obj.get("version") != VERSION:
-                raise RecordError(f"line {n}: not an {FORMAT} v{VERSION} game header")
-            if current is not None:
-                yield current
-            if not isinstance(obj.get("rules"), dict) or not isinstance(obj.get("seed"), int):
-                raise RecordError(f"line {n}: a game header needs 'rules' (a mapping) and 'seed' (an int)")
-            current = GameRecord(obj["rules"], obj["seed"], obj.get("players", []))
-        elif kind in ("action", "outcome"):
-            if current is None:
-                raise RecordError(f"line {n}: {kind} before any game header")
-            body = {k: v for k, v in obj.items() if k != "type"}
-            if kind == "action":
-                current.actions.append(body)
-            else:
-                current.outcome = body
-        else:
-            raise RecordError(f"line {n}: unknown line type {kind!r} (expected game, action or outcome)")
-    if current is not None:
-        yield current
+                raise RecordLineError(f"line {n}: not an {FORMAT} v{VERSION} game header")
+            if not isinstance(obj.get("rules"), dict) or isinstance(obj.get("seed"), bool) \
+                    or not isinstance(obj.get("seed"), int):
+                raise RecordLineError(f"line {n}: a game header needs 'rules' (a mapping) and 'seed' (an int)")
+        elif kind not in ("action", "outcome"):
+            raise RecordLineError(f"line {n}: unknown line type {short_repr(kind)} (expected game, action or outcome)")
+        yield n, kind, obj
+
+
+def stream_records(fh: IO[str]) -> Iterator[GameRecord]:
+    """The games of a JSON-lines record file, read lazily: nothing past the game being read is touched.
+
+    Each record's ``actions`` is a one-pass iterator that reads the game's lines from ``fh`` as it is
+    consumed (its ``outcome`` is set once the outcome line is read); taking the next record skips, without
+    keeping, whatever is left of the one before. Stop iterating at the game you want and the rest of the
+    file is never read.
+    """
+    lines = _objects(fh)
+    pending = next(lines, None)
+    while pending is not None:
+        n, kind, obj = pending
+        if kind != "game":
+            raise RecordLineError(f"line {n}: {kind} before any game header")
+        record = GameRecord(obj["rules"], obj["seed"], obj.get("players", []))
+        box = [None]  # the line after this game, once its actions have been read
+
+        def actions(record=record, box=box):
+            for item in lines:
+                if item[1] == "game":
+                    box[0] = item
+                    return
+                body = {k: v for k, v in item[2].items() if k != "type"}
+                if item[1] == "action":
+                    yield body
+                else:
+                    record.outcome = body
+
+        steps = actions()
+        record.actions = steps
+        yield record
+        for _ in steps:  # skip what the caller left of this game
+            pass
+        pending = box[0]
+
+
+def read_records(fh: IO[str]) -> Iterator[GameRecord]:
+    """The games of a JSON-lines record file, one at a time, each with its ``actions`` as a list.
+
+    Lazy: a game is read only when the iteration reaches it, so stopping early leaves the rest of the
+    file unread. Lines are bounded by ``MAX_LINE_CHARS``.
+    """
+    for record in stream_records(fh):
+        record.actions = list(record.actions)
+        yield record
 
 
 def replay(record: GameRecord) -> Iterator[tuple[Game, State, dict | None]]:
-    """Re-play a record: yields (game, state, action applied to reach it or None for the start)."""
+    """Re-play a record: yields (game, state, action applied to reach it or None for the start).
+
+    ``record.actions`` may be a list or a one-pass iterator (``stream_records``); errors repeat only short
+    prefixes of what the record holds.
+    """
     try:
         game = Game(RuleSet.from_dict(record.rules))
     except UnoError as exc:
-        raise RecordError(f"record rules are not valid: {exc}") from None
-    state = game.new_state(record.seed)
+        raise RecordError(f"record rules are not valid: {_clip(str(exc))}") from None
+    try:
+        state = game.new_state(record.seed)
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. a negative seed
+        raise RecordError(f"record seed {short_repr(record.seed)} cannot deal a game: {_clip(str(exc))}") from None
     yield game, state, None
     for i, a in enumerate(record.actions):
         if a.get("seat") != state.current_seat or a.get("phase") != state.phase.value:
-            raise RecordError(f"action {i} ({a.get('text')!r}) was taken by P{a.get('seat')} in {a.get('phase')}, "
-                              f"but the replay has P{state.current_seat} in {state.phase.value}")
+            raise RecordError(f"action {i} ({short_repr(a.get('text'))}) was taken by P{short_repr(a.get('seat'))} "
+                              f"in {short_repr(a.get('phase'))}, but the replay has P{state.current_seat} in "
+                              f"{state.phase.value}")
         try:
             game.step(state, a["action"])
         except (UnoError, KeyError, TypeError) as exc:
-            raise RecordError(f"action {i} ({a.get('text')!r}) does not replay: {exc}") from None
+            raise RecordError(f"action {i} ({short_repr(a.get('text'))}) does not replay: "
+                              f"{_clip(str(exc))}") from None
         yield game, state, a
     if record.outcome is not None and outcome_of(state) != record.outcome:
-        raise RecordError(f"replay ended with {outcome_of(state)}, the record says {record.outcome}")
+        raise RecordError(f"replay ended with {short_repr(outcome_of(state), 300)}, the record says "
+                          f"{short_repr(record.outcome, 300)}")
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    """``text`` cut to ``limit`` characters (an error message repeating what a record holds)."""
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .errors import RuleError, did_you_mean
+from .errors import RuleError, did_you_mean, short_repr
 from .options import Option
 from .variants import VARIANTS, get_variant
 
@@ -30,14 +30,15 @@ class RuleSet:
         vdef = get_variant(self.variant)
         num_players = self.num_players
         if isinstance(num_players, bool) or not isinstance(num_players, numbers.Integral):
-            raise RuleError(f"num_players = {num_players!r} must be an int in {vdef.min_players}..{vdef.max_players}")
+            raise RuleError(f"num_players = {short_repr(num_players)} must be an int in "
+                            f"{vdef.min_players}..{vdef.max_players}")
         num_players = int(num_players)  # a numpy integer is stored as the int it is
         object.__setattr__(self, "num_players", num_players)
         if not vdef.min_players <= num_players <= vdef.max_players:
             raise RuleError(f"num_players = {num_players} is outside {self.variant}'s range "
                             f"{vdef.min_players}..{vdef.max_players}")
         if not isinstance(self.options, Mapping):
-            raise RuleError(f"rule options must be a mapping of option names to values; got {self.options!r}")
+            raise RuleError(f"rule options must be a mapping of option names to values; got {short_repr(self.options)}")
         given = _flatten(self.options)
         schema = {o.key: o for o in vdef.options}
         values = {}
@@ -53,31 +54,36 @@ class RuleSet:
                options: Mapping[str, Any] | None = None, **kw: Any) -> "RuleSet":
         """Validate a variant name, player count and options (mapping, keyword, or nested per-variant dict)."""
         if options is not None and not isinstance(options, Mapping):
-            raise RuleError(f"rule options must be a mapping of option names to values; got {options!r}")
+            raise RuleError(f"rule options must be a mapping of option names to values; got {short_repr(options)}")
         return cls(variant, num_players, {**(options or {}), **kw})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RuleSet":
         """Rule set from a config mapping ``{variant, num_players, options}``."""
         if not isinstance(data, Mapping):
-            raise RuleError(f"a rule config must be a mapping with keys variant, num_players, options; got {data!r}")
+            raise RuleError(f"a rule config must be a mapping with keys variant, num_players, options; got "
+                            f"{short_repr(data)}")
         unknown = set(data) - {"variant", "num_players", "players", "options"}
         if unknown:
             # a rule option written at the top level is the likely slip: say where options go
             hint = "; rule options go under 'options:'" if any(
                 isinstance(k, str) and k.split(".")[0] in _all_option_roots() for k in unknown) else ""
-            raise RuleError(f"unknown rule config key(s) {sorted(unknown, key=str)}; allowed: variant, num_players, "
+            raise RuleError(f"unknown rule config key(s) {short_repr(sorted(unknown, key=str))}; allowed: "
+                            f"variant, num_players, "
                             f"options{hint}")
         players = data.get("num_players", data.get("players", 2))
         return cls.create(data.get("variant", "classic"), players, data.get("options") or {})
 
     @classmethod
     def from_yaml(cls, path: str) -> "RuleSet":
-        """Rule set from a YAML file (see ``configs/rules``)."""
-        import yaml
+        """Rule set from a YAML file (see ``configs/rules``), read by ``uno_env.safe_yaml.load_file``.
 
-        with open(path, encoding="utf-8") as fh:
-            return cls.from_dict(yaml.safe_load(fh) or {})
+        A file that is empty, too large, not UTF-8 or not plain YAML (anchors, aliases) raises
+        ``uno_env.safe_yaml.YamlFileError`` naming it; wrong content raises ``RuleError``.
+        """
+        from .safe_yaml import load_file
+
+        return cls.from_dict(load_file(path, "a rule set: a mapping with keys variant, num_players, options"))
 
     def to_dict(self) -> dict:
         """Plain mapping that ``from_dict`` turns back into an equal rule set."""
@@ -98,7 +104,7 @@ class RuleSet:
         try:
             return self.options[key]
         except KeyError:
-            raise RuleError(f"rule set of {self.variant!r} has no option {key!r}") from None
+            raise RuleError(f"rule set of {self.variant!r} has no option {short_repr(key)}") from None
 
     def __reduce__(self):
         return (RuleSet.create, (self.variant, self.num_players, dict(self.options)))
@@ -116,7 +122,7 @@ def _flatten(options: Mapping[str, Any], prefix: str = "") -> dict:
     out = {}
     for key, value in options.items():
         if not isinstance(key, str):
-            raise RuleError(f"rule option names must be strings; got {key!r}")
+            raise RuleError(f"rule option names must be strings; got {short_repr(key)}")
         full = prefix + key
         if isinstance(value, Mapping):
             out.update(_flatten(value, full + "."))
@@ -140,9 +146,9 @@ def _unknown_option_message(key: str, variant: str, schema: Mapping[str, Option]
     if not owners and "." in key and prefix in VARIANT_NAMESPACES:
         owners = [prefix]
     if owners:
-        return (f"rule option {key!r} does not apply to variant {variant!r} "
+        return (f"rule option {short_repr(key)} does not apply to variant {variant!r} "
                 f"(it belongs to {', '.join(owners)}); allowed options: {', '.join(schema)}")
-    return (f"unknown rule option {key!r} for variant {variant!r}{did_you_mean(key, schema)}; "
+    return (f"unknown rule option {short_repr(key)} for variant {variant!r}{did_you_mean(key, schema)}; "
             f"allowed options: {', '.join(schema)}")
 
 

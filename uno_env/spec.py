@@ -27,6 +27,11 @@ and legal actions. Not carried by the format: the random generator's position (t
 ``seed`` restarts it), the count of idle turns towards a blocked round, and which seat declared
 a wild's colour (a spec with a wild on top assumes the previous seat did; this matters only to
 the two-player wild-miss option). ``colour`` is null while a wild waits for its declaration.
+
+A spec may come from a file or a web request, so its values are checked before use and every error
+repeats at most a short excerpt of the value it names (``errors.short_repr``): a ``seed`` is an int
+from 0 to ``MAX_SEED``, a card or colour at most ``MAX_NOTATION_CHARS`` characters of text, a
+score at most ``MAX_SCORE`` either side of 0; card lists end at the deck's size.
 """
 from __future__ import annotations
 
@@ -37,12 +42,19 @@ import numpy as np
 
 from . import turn
 from .cards import Effect
-from .errors import SpecError
+from .errors import CardNotationError, SpecError, short_repr
 from .state import Phase, State
 
 KNOWN_KEYS = ("variant", "players", "options", "seed", "current", "direction", "discard", "colour",
               "draw_pile", "hands", "scores", "unplaced", "dealer", "start", "phase", "winner", "pending")
 VARIANT_KEYS = {"power": "flex", "side": "flip", "launcher": "attack", "eliminated": "attack"}
+
+#: Largest ``seed``: 128 bits, the size of numpy's entropy pool (a longer int only costs time to convert).
+MAX_SEED = 2**128 - 1
+#: Characters a card or colour in a spec may have (the longest real card name is under 20).
+MAX_NOTATION_CHARS = 64
+#: Largest score a spec may give a seat, either side of 0.
+MAX_SCORE = 10**9
 
 
 def state_from_spec(g, spec: Mapping[str, Any]) -> State:
@@ -54,8 +66,8 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     n = g.num_players
     deck = g.deck
     seed = spec.get("seed", 0)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise SpecError(f"seed = {seed!r} must be an int")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+        raise SpecError(f"seed = {short_repr(seed)} must be an int from 0 to 2**128 - 1")
     rng = np.random.default_rng(seed)
     start = _flag(spec, "start", False)
 
@@ -69,14 +81,15 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     if hands_spec is None:
         hands_spec = [g.hand_size] * n
     if not isinstance(hands_spec, (list, tuple)) or len(hands_spec) != n:
-        raise SpecError(f"hands must be a list of {n} entries (a list of cards or a count per seat), got {hands_spec!r}")
+        raise SpecError(f"hands must be a list of {n} entries (a list of cards or a count per seat), got "
+                        f"{short_repr(hands_spec)}")
     hands: list[list[int] | int] = []
     for seat, entry in enumerate(hands_spec):
         if isinstance(entry, bool) or not isinstance(entry, (int, list, tuple)):
-            raise SpecError(f"hands[{seat}] = {entry!r} must be a list of cards or a card count")
+            raise SpecError(f"hands[{seat}] = {short_repr(entry)} must be a list of cards or a card count")
         if isinstance(entry, int):
             if entry < 0:
-                raise SpecError(f"hands[{seat}] = {entry} must be a non-negative count")
+                raise SpecError(f"hands[{seat}] = {short_repr(entry)} must be a non-negative count")
             hands.append(entry)
         else:
             hands.append(_card_list(g, entry, f"hands[{seat}]", pool, parse))
@@ -87,7 +100,8 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
     for seat, entry in enumerate(hands):
         if isinstance(entry, int):
             if entry > len(unplaced):
-                raise SpecError(f"hands[{seat}] asks for {entry} cards but only {len(unplaced)} are left unplaced")
+                raise SpecError(f"hands[{seat}] asks for {short_repr(entry)} cards but only {len(unplaced)} are left "
+                                "unplaced")
             entry, unplaced = unplaced[:entry], unplaced[entry:]
         for k in entry:
             s.hands[seat][k] += 1
@@ -102,7 +116,7 @@ def state_from_spec(g, spec: Mapping[str, Any]) -> State:
         discard = [unplaced.pop(top)]
     where = spec.get("unplaced", "draw_pile")
     if where not in ("draw_pile", "discard"):
-        raise SpecError(f"unplaced = {where!r}; allowed: draw_pile, discard")
+        raise SpecError(f"unplaced = {short_repr(where)}; allowed: draw_pile, discard")
     if where == "discard":
         discard = unplaced + discard
         draw = list(reversed(draw_top_first))
@@ -202,13 +216,13 @@ def _pending(g, s: State) -> dict | None:
 def _check_keys(g, spec: Mapping) -> None:
     for key in spec:
         if key in VARIANT_KEYS and VARIANT_KEYS[key] != g.rules.variant:
-            raise SpecError(f"spec key {key!r} applies only to the {VARIANT_KEYS[key]} variant, "
+            raise SpecError(f"spec key {short_repr(key)} applies only to the {VARIANT_KEYS[key]} variant, "
                             f"not {g.rules.variant!r}")
         if key not in KNOWN_KEYS and key not in VARIANT_KEYS:
-            raise SpecError(f"unknown spec key {key!r}; allowed: {', '.join(KNOWN_KEYS)}")
+            raise SpecError(f"unknown spec key {short_repr(key)}; allowed: {', '.join(KNOWN_KEYS)}")
     phase = spec.get("phase")
     if phase is not None and phase != "TURN":
-        raise SpecError(f"phase = {phase!r}: a spec builds a normal TURN state; reach other phases by stepping")
+        raise SpecError(f"phase = {short_repr(phase)}: a spec builds a normal TURN state; reach other phases by stepping")
     if spec.get("winner") is not None:
         raise SpecError("winner is set: a spec builds a game in progress (winner must be null or omitted)")
     if spec.get("pending"):
@@ -218,21 +232,21 @@ def _check_keys(g, spec: Mapping) -> None:
 def _check_rules(g, spec: Mapping) -> None:
     variant = spec.get("variant")
     if variant is not None and variant != g.rules.variant:
-        raise SpecError(f"spec variant {variant!r} does not match this game's {g.rules.variant!r}; "
+        raise SpecError(f"spec variant {short_repr(variant)} does not match this game's {g.rules.variant!r}; "
                         f"build the game with Game.from_spec(spec)")
     players = spec.get("players")
     if players is not None and players != g.num_players:
-        raise SpecError(f"spec players = {players!r} does not match this game's {g.num_players}; "
+        raise SpecError(f"spec players = {short_repr(players)} does not match this game's {g.num_players}; "
                         f"build the game with Game.from_spec(spec)")
     options = spec.get("options") or {}
     if not isinstance(options, Mapping):
-        raise SpecError(f"options = {options!r} must be a mapping of rule options")
+        raise SpecError(f"options = {short_repr(options)} must be a mapping of rule options")
     from .rules import RuleSet
 
     wanted = RuleSet.create(g.rules.variant, g.num_players, {**g.rules.options, **options})
     if wanted != g.rules:
         diff = {k: v for k, v in wanted.options.items() if g.rules.options[k] != v}
-        raise SpecError(f"spec options {diff} differ from this game's rule set; build the game with "
+        raise SpecError(f"spec options {short_repr(diff, 200)} differ from this game's rule set; build the game with "
                         f"Game.from_spec(spec)")
 
 
@@ -241,13 +255,16 @@ def _cards(g, spec: Mapping, key: str, pool: Counter, parse) -> list[int]:
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):
-        raise SpecError(f"{key} must be a list of cards, got {value!r}")
+        raise SpecError(f"{key} must be a list of cards, got {short_repr(value)}")
     return _card_list(g, value, key, pool, parse)
 
 
 def _card_list(g, cards, where: str, pool: Counter, parse) -> list[int]:
     out = []
     for i, text in enumerate(cards):
+        if not isinstance(text, str) or len(text) > MAX_NOTATION_CHARS:  # (the deck's message would repeat it whole)
+            raise CardNotationError(f"{where}[{i}]: card {short_repr(text)} must be a string in card notation of at "
+                                    f"most {MAX_NOTATION_CHARS} characters, e.g. {g.deck.name_of[0]!r}")
         try:
             kind = parse(text)
         except SpecError as exc:
@@ -263,13 +280,16 @@ def _card_list(g, cards, where: str, pool: Counter, parse) -> list[int]:
 
 def _colour(g, spec: Mapping, top: int) -> int:
     given = spec.get("colour")
+    if given is not None and (not isinstance(given, str) or len(given) > MAX_NOTATION_CHARS):
+        raise CardNotationError(f"colour = {short_repr(given)} must be a colour of the {g.deck.name} deck, e.g. "
+                                f"{g.deck.colours[0]!r}")
     if g.is_wild[top]:
         if given is None:
             raise SpecError(f"colour is required: the top card {g.deck.name_of[top]!r} is a wild")
         return g.deck.colour_index(given)
     own = g.colour_of[top]
     if given is not None and g.deck.colour_index(given) != own:
-        raise SpecError(f"colour = {given!r} contradicts the coloured top card {g.deck.name_of[top]!r} "
+        raise SpecError(f"colour = {short_repr(given)} contradicts the coloured top card {g.deck.name_of[top]!r} "
                         f"(the current colour is the top card's colour)")
     return own
 
@@ -282,21 +302,21 @@ def _eliminated(spec: Mapping, seat: int) -> bool:
 def _seat(spec: Mapping, key: str, default: int, n: int) -> int:
     value = spec.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-        raise SpecError(f"{key} = {value!r} must be a seat 0..{n - 1}")
+        raise SpecError(f"{key} = {short_repr(value)} must be a seat 0..{n - 1}")
     return value
 
 
 def _choice(spec: Mapping, key: str, default, allowed: tuple):
     value = spec.get(key, default)
-    if isinstance(value, bool) or value not in allowed:
-        raise SpecError(f"{key} = {value!r}; allowed: {', '.join(map(str, allowed))}")
+    if isinstance(value, bool) or not isinstance(value, type(default)) or value not in allowed:
+        raise SpecError(f"{key} = {short_repr(value)}; allowed: {', '.join(map(str, allowed))}")
     return value
 
 
 def _flag(spec: Mapping, key: str, default: bool) -> bool:
     value = spec.get(key, default)
     if not isinstance(value, bool):
-        raise SpecError(f"{key} = {value!r} must be true or false")
+        raise SpecError(f"{key} = {short_repr(value)} must be true or false")
     return value
 
 
@@ -305,6 +325,7 @@ def _scores(spec: Mapping, n: int) -> list[int]:
     if value is None:
         return [0] * n
     if not isinstance(value, (list, tuple)) or len(value) != n or \
-            not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise SpecError(f"scores = {value!r} must be a list of {n} ints")
+            not all(isinstance(v, int) and not isinstance(v, bool) and -MAX_SCORE <= v <= MAX_SCORE for v in value):
+        raise SpecError(f"scores = {short_repr(value)} must be a list of {n} ints, each at most {MAX_SCORE:,} "
+                        "either side of 0")
     return list(value)

@@ -26,6 +26,10 @@ interruptions.
 or on several machines sharing ``--out``); the summary is written once every seed is done. A seed
 being trained holds ``runs/<...>-seed<s>/training.lock`` (its process id), so a second process
 refuses that seed instead of wiping it; a lock left by a process that no longer runs is taken over.
+
+Limits (one UsageError line past each): ``--seeds`` at most ``MAX_SEEDS`` (100), ``--points`` at most
+``MAX_POINTS`` (100), ``--budget`` given at most ``MAX_BUDGETS`` (20) times, each at most
+``MAX_DECISIONS`` (ten billion) decisions and ``MAX_BUDGET_CHARS`` characters of text.
 """
 from __future__ import annotations
 
@@ -39,12 +43,14 @@ import shutil
 from dataclasses import dataclass, replace
 
 from uno_env import RuleSet
+from uno_env.errors import short_repr
 
 from .. import atomic, shipped_configs
 from ..config import TrainConfig
 from ..errors import UsageError
 from ..progress import DEFAULT_INTERVAL
 from . import budget_report
+from .json_input import nullable, read_json_object
 from .runner import build_results, run_suite
 from .suite import Suite, Task
 
@@ -54,16 +60,40 @@ DEFAULT_CURVE_GAMES = 200
 OFFICIAL_SEEDS = 3
 TRAINING_RECORD = "budget-training.json"
 TRAINING_LOCK = "training.lock"
+#: What a re-run reads of a seed's training record and of a point's scores (written by this module).
+RECORD_SHAPE = {"seed": int, "points": {"*": int}, "planned_decisions": int, "trained_decisions": int,
+                "seconds": float, "samples_per_second": float}
+SCORE_SHAPE = {"seed": int, "target": int, "kind": str, "decisions": int, "score": float,
+               "score_ci95": nullable([float, float]),
+               "tasks": {"*": {"games": int, "wins": float, "win_rate": float, "normalised_score": float}}}
 _SUFFIXES = {"": 1, "k": 1_000, "m": 1_000_000}  # --budget 500k, 1M
+#: Seeds a protocol run may train (``--seeds``): each is a whole training run; official numbers need 3.
+MAX_SEEDS = 100
+#: Learning-curve points a protocol run may save and score (``--points``), each on every scored task.
+MAX_POINTS = 100
+#: ``--budget`` values a protocol run may give (each is a point saved and scored with the official games).
+MAX_BUDGETS = 20
+#: Largest ``--budget``, in decisions (ten billion: weeks of training on one machine).
+MAX_DECISIONS = 10_000_000_000
+#: Characters a ``--budget`` may have (``10,000,000,000`` has 14).
+MAX_BUDGET_CHARS = 40
+#: Bytes of a ``training.lock`` read at most (it holds a process id).
+MAX_LOCK_BYTES = 64
 
 
 def parse_decisions(text) -> int:
-    """A budget in decisions: ``2048``, ``1_000_000``, ``1,000,000``, ``500k``, ``1M``, ``2.5M``; 1 or more."""
-    match = re.fullmatch(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*", str(text))
+    """A budget in decisions: ``2048``, ``1_000_000``, ``1,000,000``, ``500k``, ``1M``, ``2.5M``.
+
+    From 1 to ``MAX_DECISIONS``, written in at most ``MAX_BUDGET_CHARS`` characters.
+    """
+    allowed = f"a whole number of decisions from 1 to {MAX_DECISIONS:,} (e.g. 1M, 10M, 50000)"
+    text = str(text) if isinstance(text, (str, int)) and not isinstance(text, bool) else None
+    if text is None or len(text) > MAX_BUDGET_CHARS:
+        raise UsageError(f"--budget must be {allowed}; got {short_repr(text)}")
+    match = re.fullmatch(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*", text)
     value = float(match[1].replace("_", "").replace(",", "")) * _SUFFIXES[match[2].lower()] if match else None
-    if value is None or value != int(value) or value < 1:
-        raise UsageError(f"--budget must be a whole number of decisions, 1 or more (e.g. 1M, 10M, 50000); "
-                         f"got {text!r}")
+    if value is None or value != int(value) or not 1 <= value <= MAX_DECISIONS:
+        raise UsageError(f"--budget must be {allowed}; got {short_repr(text)}")
     return int(value)
 
 
@@ -143,14 +173,18 @@ def make_plan(config_file: str, budgets, seeds, suite: Suite, out_dir: str | Non
         raise UsageError("--train needs at least one --budget N (decisions, e.g. --budget 1M --budget 10M)")
     if seeds is None:
         raise UsageError(f"--train needs --seeds K (at least {OFFICIAL_SEEDS} for official numbers)")
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise UsageError(f"--seeds must be 1 or more (official numbers need {OFFICIAL_SEEDS}); got {seeds!r}")
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
+        raise UsageError(f"--seeds must be 1 or more, at most {MAX_SEEDS} (official numbers need {OFFICIAL_SEEDS}); "
+                         f"got {short_repr(seeds)}")
     points = DEFAULT_POINTS if points is None else points
-    if isinstance(points, bool) or not isinstance(points, int) or points < 0:
-        raise UsageError(f"--points must be 0 or more learning-curve points; got {points!r}")
+    if isinstance(points, bool) or not isinstance(points, int) or not 0 <= points <= MAX_POINTS:
+        raise UsageError(f"--points must be 0 or more learning-curve points, at most {MAX_POINTS}; "
+                         f"got {short_repr(points)}")
     for name, games in (("--games-per-task", curve_games), ("--budget-games-per-task", budget_games)):
         if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
-            raise UsageError(f"{name} must be 1 or more; got {games!r}")
+            raise UsageError(f"{name} must be 1 or more; got {short_repr(games)}")
+    if len(budgets) > MAX_BUDGETS:
+        raise UsageError(f"--budget may be given at most {MAX_BUDGETS} times; got {len(budgets):,}")
     budget_values = tuple(sorted({parse_decisions(b) for b in budgets}))
     config_file = shipped_configs.resolve(config_file, "train")  # a path, or a shipped config's name
     if not os.path.isfile(config_file):
@@ -170,12 +204,13 @@ def prepare_out(plan: Plan) -> None:
     """Write ``protocol.json`` in a new directory; refuse a directory that holds another run or other files."""
     path = os.path.join(plan.out_dir, "protocol.json")
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            stored = json.load(fh)
+        stored = read_json_object(path, "a budget protocol run's protocol.json", UsageError)
         identity = json.loads(json.dumps(plan.identity()))
         if stored != identity:
             keys = sorted(k for k in set(stored) | set(identity) if stored.get(k) != identity.get(k))
-            raise UsageError(f"{plan.out_dir} holds a different budget protocol run ({', '.join(keys)} differ); "
+            shown = ", ".join(k if len(k) <= 40 else k[:40] + "..." for k in keys[:8])  # (JSON keys: strings)
+            shown += f" and {len(keys) - 8:,} more" if len(keys) > 8 else ""
+            raise UsageError(f"{plan.out_dir} holds a different budget protocol run ({shown} differ); "
                              "give another --out, or delete that directory to start over")
         return
     if os.path.isdir(plan.out_dir) and os.listdir(plan.out_dir):
@@ -241,8 +276,12 @@ def train_seed(plan: Plan, seed: int, progress: bool = True, progress_interval: 
     run_dir = plan.run_dir(seed)
     record_path = os.path.join(run_dir, TRAINING_RECORD)
     if os.path.exists(record_path):
-        with open(record_path, encoding="utf-8") as fh:
-            return json.load(fh)
+        record = read_json_object(record_path, "a seed's training record", UsageError, RECORD_SHAPE)
+        missing = [t for t in plan.targets() if str(t) not in record["points"]]
+        if missing:
+            raise UsageError(f"{record_path}: not this protocol's training record (no policy saved at point "
+                             f"{missing[0]:,}); delete {run_dir} to train seed {seed} again")
+        return record
     with _seed_lock(plan, seed):
         return _train_locked(plan, seed, progress, progress_interval)
 
@@ -251,7 +290,7 @@ def _pid_running(pid: int) -> bool:
     """Whether a process with this id runs on this machine."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError, ValueError):  # (no process has an id too large for a pid_t)
         return False
     except PermissionError:  # it runs, as another user
         return True
@@ -264,9 +303,12 @@ def _seed_lock(plan: Plan, seed: int):
     run_dir = plan.run_dir(seed)
     path = os.path.join(run_dir, TRAINING_LOCK)
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read().strip()
-        if text.isdigit() and int(text) != os.getpid() and _pid_running(int(text)):
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_LOCK_BYTES + 1).decode("ascii", "replace").strip()
+        if len(text) > 20 or text and not (text.isascii() and text.isdigit()):  # (a process id has at most 20 digits)
+            raise UsageError(f"{path} does not hold a process id (it starts {short_repr(text[:40])}); delete that "
+                             f"file if no training of seed {seed} runs")
+        if text and 0 < int(text) != os.getpid() and _pid_running(int(text)):
             raise UsageError(f"seed {seed} is being trained by process {text} ({path}); run another seed with "
                              f"--only-seed, or delete that file if no such training runs")
     if os.path.isdir(run_dir):  # an interrupted seed trains again from the start
@@ -319,8 +361,12 @@ def score_point(plan: Plan, seed: int, target: int, decisions: int, workers: int
     """Play one saved policy on the scored tasks (skipped if already scored); its win rates and IQM score."""
     path = os.path.join(plan.run_dir(seed), "scores", f"decisions_{target:012d}.json")
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+        score = read_json_object(path, "a point's scores", UsageError, SCORE_SHAPE)
+        missing = [t.task_id for t in plan.tasks if t.task_id not in score["tasks"]]
+        if missing:
+            raise UsageError(f"{path}: not this protocol's scores (no task {short_repr(missing[0])}); delete it to "
+                             "score the point again")
+        return score
     suite = plan.point_suite(target)
     spec = point_path(plan.run_dir(seed), target)
     if progress:
@@ -342,7 +388,7 @@ def check_only_seed(plan: Plan, only_seed: int | None) -> None:
     if only_seed is not None and (isinstance(only_seed, bool) or not isinstance(only_seed, int)
                                   or not 0 <= only_seed < plan.seeds):
         raise UsageError(f"--only-seed must be one of the seeds 0..{plan.seeds - 1} (--seeds {plan.seeds}); "
-                         f"got {only_seed!r}")
+                         f"got {short_repr(only_seed)}")
 
 
 def seeds_to_run(plan: Plan) -> list[int]:

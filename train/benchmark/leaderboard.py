@@ -9,13 +9,22 @@ with ``--write`` a figure of their learning curves beside the file (``budget_rep
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 
 from ..errors import UsageError
 from . import budget_report
+from .json_input import check_shape, nullable, read_json_object
 from .runner import RESULTS_FORMAT
+
+#: What the leaderboard reads of an agent's results.json (runner.build_results writes it).
+AGENT_RESULTS = {"suite": str, "agent": str, "official": bool, "tasks": [{"id": str, "win_rate": float}],
+                 "aggregate": nullable({"iqm": float, "iqm_ci95": [float, float]})}
+#: What the leaderboard reads of a sample-budget run's results.json (budget_report.build writes it).
+BUDGET_RESULTS = {"suite": str, "official": bool, "config_file": str, "algo": str, "tasks": [str], "seeds": [object],
+                  "points": [{"target": int, "kind": str, "decisions_mean": float, "score_mean": float,
+                              "score_ci95": nullable([float, float]),
+                              "seeds": [{"seed": object, "decisions": float, "score": float}]}]}
 
 
 def read_results(path: str) -> dict:
@@ -26,14 +35,13 @@ def read_results(path: str) -> dict:
             raise UsageError(f"{path}: a sample-budget run not finished yet (protocol.json, no results.json); "
                              "finish it with the same uno-env benchmark --train command, or leave it out")
         raise UsageError(f"{path}: no results.json (give the --out folder of uno-env benchmark --agent or --train)")
-    with open(file, encoding="utf-8") as fh:
-        try:
-            results = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{file}: not a benchmark results file ({exc})") from None
-    if not isinstance(results, dict) or results.get("format") not in (RESULTS_FORMAT, budget_report.RESULTS_FORMAT):
-        raise UsageError(f"{file}: not a benchmark results file (written by uno-env benchmark --agent ... or "
-                         "--train ...)")
+    what = "a benchmark results file"
+    results = read_json_object(file, what, UsageError)
+    if results.get("format") not in (RESULTS_FORMAT, budget_report.RESULTS_FORMAT):
+        raise UsageError(f"{file}: not {what} (written by uno-env benchmark --agent ... or --train ...)")
+    problem = check_shape(results, AGENT_RESULTS if results["format"] == RESULTS_FORMAT else BUDGET_RESULTS)
+    if problem:
+        raise UsageError(f"{file}: not {what} ({problem})")
     return results
 
 

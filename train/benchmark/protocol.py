@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 
 from .. import atomic
-from ..arg_types import positive_int
+from ..arg_types import MAX_COUNT, bounded_int
 from ..errors import EXIT_INTERRUPTED, UsageError
+from ..evaluation.tournament import MAX_GAMES as MAX_GAMES_PER_TASK, MAX_WORKERS
 from ..progress import add_progress_arguments
 from . import budget, budget_report
 from .leaderboard import budget_runs_of, leaderboard_markdown, read_results
@@ -49,25 +50,33 @@ def add_parser(sub) -> None:
                       "(configs/train/*.yaml, algo ppo or sb3) for --budget decisions with --seeds seeds and score "
                       "the policy at every budget and learning-curve point")
     p.add_argument("--suite", default=DEFAULT_SUITE, help=f"task suite: {', '.join(SUITES)}")
-    p.add_argument("--workers", type=positive_int, default=2, help="processes; results do not depend on it")
+    p.add_argument("--workers", type=bounded_int(1, MAX_WORKERS), default=2,
+                   help=f"processes, 1 to {MAX_WORKERS}; results do not depend on it")
     p.add_argument("--out", help="directory for results.json, results.md and every task's games-played stream "
                    "(games/<task>/); default benchmark-results, with --train benchmark-results/budget-<config name>")
     p.add_argument("--resume", action="store_true", help="continue an interrupted run in --out: finished games "
                    "are kept (same command otherwise); with --train a re-run always continues")
-    p.add_argument("--games-per-task", type=positive_int, metavar="N", help="smoke run: N games per task, "
-                   "rounded up to whole seat rotations; not comparable with official numbers. With --train: the "
+    p.add_argument("--games-per-task", type=bounded_int(1, MAX_GAMES_PER_TASK), metavar="N",
+                   help=f"smoke run: N games per task (at most {MAX_GAMES_PER_TASK:,}), rounded up to whole seat "
+                   "rotations; not comparable with official numbers. With --train: the "
                    f"games per task of the learning-curve points (default {budget.DEFAULT_CURVE_GAMES}; not official)")
     p.add_argument("--budget", action="append", metavar="DECISIONS", help="with --train: a training budget in "
-                   "environment decisions, e.g. 1M; repeat for several (the protocol: --budget 1M --budget 10M)")
-    p.add_argument("--seeds", type=int, metavar="K", help=f"with --train: train seeds 0..K-1 (official numbers "
-                   f"need {budget.OFFICIAL_SEEDS} or more)")
-    p.add_argument("--only-seed", type=int, metavar="S", help="with --train: train and score only seed S of "
+                   f"environment decisions, e.g. 1M (at most {budget.MAX_DECISIONS:,}); repeat for several, up to "
+                   f"{budget.MAX_BUDGETS} (the protocol: --budget 1M --budget 10M)")
+    # (--seeds and --points below their range are refused by budget.make_plan, in the protocol's words)
+    p.add_argument("--seeds", type=bounded_int(-MAX_COUNT, budget.MAX_SEEDS), metavar="K", help=f"with --train: train "
+                   f"seeds 0..K-1, K at most {budget.MAX_SEEDS} (official numbers need {budget.OFFICIAL_SEEDS} or "
+                   "more)")
+    p.add_argument("--only-seed", type=bounded_int(0, budget.MAX_SEEDS - 1), metavar="S",
+                   help="with --train: train and score only seed S of "
                    "0..K-1, to run seeds side by side (one process each, same --out); the summary is written "
                    "when the last seed is done")
-    p.add_argument("--points", type=int, metavar="P", help="with --train: learning-curve points, evenly spaced up "
-                   f"to the largest budget (default {budget.DEFAULT_POINTS})")
-    p.add_argument("--budget-games-per-task", type=positive_int, metavar="N", help="with --train, smoke run: N "
-                   "games per task at the budget points too (default: the suite's official count); not official")
+    p.add_argument("--points", type=bounded_int(-MAX_COUNT, budget.MAX_POINTS), metavar="P", help="with --train: "
+                   f"learning-curve points, evenly spaced up to the largest budget, at most {budget.MAX_POINTS} "
+                   f"(default {budget.DEFAULT_POINTS})")
+    p.add_argument("--budget-games-per-task", type=bounded_int(1, MAX_GAMES_PER_TASK), metavar="N",
+                   help="with --train, smoke run: N games per task at the budget points too (default: the suite's "
+                   "official count); not official")
     p.add_argument("--tasks", nargs="+", metavar="TASK_ID", help="smoke run: only these tasks; not comparable "
                    "with official numbers")
     p.add_argument("--write", metavar="FILE", help="with --leaderboard: also write the table to FILE, e.g. "
@@ -137,7 +146,8 @@ def _train(args) -> int:
               "or the same command without it); the summary is written when the last is done", flush=True)
         return 0
     print(budget_report.markdown(results), end="")
-    print("wrote " + ", ".join(os.path.join(plan.out_dir, name) for name in budget_report.FILES))
+    written = [os.path.join(plan.out_dir, name) for name in budget_report.FILES]
+    print("wrote " + ", ".join(path for path in written if os.path.exists(path)))
     return 0
 
 
@@ -147,11 +157,13 @@ def _leaderboard(args) -> int:
     runs = [read_results(path) for path in args.leaderboard]
     budget_runs = budget_runs_of(runs)
     curves = os.path.splitext(args.write)[0] + "-curves.png" if args.write and budget_runs else None
+    if args.write:  # the figure first: the page links it only when it was drawn (matplotlib is optional)
+        os.makedirs(os.path.dirname(args.write) or ".", exist_ok=True)
+        curves = budget_report.plot_curves(budget_runs, curves) if curves else None
     table = leaderboard_markdown(runs, os.path.basename(curves) if curves else None)
     print(table, end="")
     if args.write:
-        os.makedirs(os.path.dirname(args.write) or ".", exist_ok=True)
-        written = [budget_report.plot_curves(budget_runs, curves)] if curves else []  # first: the page links it
+        written = [curves] if curves else []
         atomic.write_text(args.write, table)
         print(f"wrote {', '.join([args.write, *written])}")
     return 0

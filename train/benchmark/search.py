@@ -19,6 +19,16 @@ import numpy as np
 
 from agents.search import ISMCTSAgent, RolloutPolicy
 from uno_env import Game
+from uno_env.errors import short_repr
+
+from ..errors import UsageError
+
+#: Positions a measurement may hold (each a cloned state kept in memory; the default is 500).
+MAX_POSITIONS = 10_000
+#: Search iterations per searched decision at most (the default is 300; the tree grows with them).
+MAX_ITERATIONS = 100_000
+#: Interleaved rounds at most.
+MAX_ROUNDS = 1_000
 
 
 def positions(game: Game, count: int, seed: int = 0) -> list:
@@ -40,6 +50,10 @@ def positions(game: Game, count: int, seed: int = 0) -> list:
 
 def measure(variant: str, players: int, iterations: int, count: int, rounds: int) -> list[dict]:
     """Rows of label, operations, seconds, rate (and ms per decision for the search)."""
+    for name, value, high in (("iterations", iterations, MAX_ITERATIONS), ("positions", count, MAX_POSITIONS),
+                              ("rounds", rounds, MAX_ROUNDS)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+            raise UsageError(f"bench search: {name} must be a whole number from 1 to {high:,}; got {short_repr(value)}")
     game = Game(variant, players)
     states = positions(game, count)
     rng = np.random.default_rng(1)

@@ -12,7 +12,6 @@ A published suite never changes: a different task list, game count or seed is a 
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field, replace
@@ -22,6 +21,7 @@ from uno_env.errors import did_you_mean
 
 from ..errors import UsageError
 from ..evaluation.tournament import schedule
+from .json_input import read_json_object
 
 REFERENCE_AGENTS = ("random", "heuristic")
 """The agents whose win rates fix a task's normalised score at 0 (random) and 1 (heuristic)."""
@@ -100,8 +100,8 @@ class Suite:
         path = self.references_path()
         if not os.path.exists(path):
             return {}
-        with open(path, encoding="utf-8") as fh:
-            stored = json.load(fh)
+        schema = {"tasks": {"*": {agent: {"win_rate": float} for agent in REFERENCE_AGENTS}}}
+        stored = read_json_object(path, f"the reference win rates of suite {self.name}", UsageError, schema)
         return {task_id: {agent: row[agent]["win_rate"] for agent in REFERENCE_AGENTS}
                 for task_id, row in stored["tasks"].items()}
 

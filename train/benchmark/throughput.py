@@ -32,10 +32,23 @@ import numpy as np
 
 from uno_env import Game
 
-from ..arg_types import positive_float, positive_int
+from ..arg_types import bounded_int, positive_float, positive_int
+from ..config import MAX_LAYERS
+from ..errors import UsageError
 from .learning import MAX_MINIBATCH, SHARED
+from .search import MAX_ITERATIONS, MAX_POSITIONS, MAX_ROUNDS
 
 POLICIES = ("matched", "uniform")
+#: Units per hidden layer of ``--net`` at most (the shipped networks use 256; at most ``MAX_LAYERS`` layers).
+MAX_NET_WIDTH = 4096
+#: Decisions per trainer slice (``--native-steps``, ``--sb3-steps``) at most: 30 times the native default.
+MAX_SLICE_STEPS = 10_000_000
+#: ``--seconds`` per contender at most (an hour).
+MAX_SECONDS = 3600.0
+#: Games ``split`` records at most (it plays about 600 per ``--seconds``, keeping every game's actions).
+MAX_SPLIT_GAMES = 30_000
+#: Player counts ``--players`` may list.
+MAX_PLAYER_COUNTS = 16
 
 
 class UniformPicker:
@@ -301,25 +314,33 @@ def add_parser(sub) -> None:
                         "engine's time per game goes; train: learning samples/s of the native PPO "
                         "against the SB3 path; search: clones, hidden-information samples, rollouts and "
                         "ismcts iterations per second")
-    p.add_argument("--seconds", type=positive_float, default=5.0, help="measuring time per contender")
-    p.add_argument("--players", type=positive_int, nargs="+", default=[2, 4], help="player counts to measure")
+    p.add_argument("--seconds", type=seconds, default=5.0,
+                   help=f"measuring time per contender, at most {MAX_SECONDS:g} (split: about 600 games a second, "
+                        f"at most {MAX_SPLIT_GAMES:,})")
+    p.add_argument("--players", type=positive_int, nargs="+", default=[2, 4],
+                   help=f"player counts to measure (at most {MAX_PLAYER_COUNTS})")
     p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
     p.add_argument("--policy", choices=POLICIES, default="matched",
                    help="matched: RLCard's random agent's choices; uniform: any legal id")
-    p.add_argument("--net", type=positive_int, nargs="+", default=[256, 256],
-                   help="train: hidden layer sizes of both trainers' networks")
+    p.add_argument("--net", type=bounded_int(1, MAX_NET_WIDTH), nargs="+", default=[256, 256],
+                   help=f"train: hidden layer sizes of both trainers' networks, at most {MAX_LAYERS} layers of "
+                        f"{MAX_NET_WIDTH} units")
     p.add_argument("--minibatch", type=minibatch_size, default=SHARED["batch_size"],
                    help=f"train: PPO minibatch size of both trainers, 1 to {MAX_MINIBATCH} (default: %(default)s)")
-    p.add_argument("--native-steps", type=positive_int, default=300_000,
-                   help="train: decisions per native PPO slice (default: %(default)s)")
-    p.add_argument("--sb3-steps", type=positive_int, default=16_384,
-                   help="train: decisions per SB3 slice, rounded up to whole rollouts (default: %(default)s)")
-    p.add_argument("--rounds", type=positive_int, default=3,
-                   help="train, search: interleaved rounds of one slice per contender (default: %(default)s)")
-    p.add_argument("--iterations", type=positive_int, default=300,
-                   help="search: ismcts iterations per searched decision (default: %(default)s)")
-    p.add_argument("--positions", type=positive_int, default=500,
-                   help="search: positions every contender works through per round (default: %(default)s)")
+    p.add_argument("--native-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=300_000,
+                   help=f"train: decisions per native PPO slice, at most {MAX_SLICE_STEPS:,} (default: %(default)s)")
+    p.add_argument("--sb3-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=16_384,
+                   help="train: decisions per SB3 slice, rounded up to whole rollouts, at most "
+                        f"{MAX_SLICE_STEPS:,} (default: %(default)s)")
+    p.add_argument("--rounds", type=bounded_int(1, MAX_ROUNDS), default=3,
+                   help=f"train, search: interleaved rounds of one slice per contender, at most {MAX_ROUNDS:,} "
+                        "(default: %(default)s)")
+    p.add_argument("--iterations", type=bounded_int(1, MAX_ITERATIONS), default=300,
+                   help=f"search: ismcts iterations per searched decision, at most {MAX_ITERATIONS:,} "
+                        "(default: %(default)s)")
+    p.add_argument("--positions", type=bounded_int(1, MAX_POSITIONS), default=500,
+                   help=f"search: positions every contender works through per round, at most {MAX_POSITIONS:,} "
+                        "(default: %(default)s)")
     p.set_defaults(run=run)
 
 
@@ -332,8 +353,20 @@ def minibatch_size(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    """``--seconds``: a number above 0, at most ``MAX_SECONDS``."""
+    value = positive_float(text)
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS:g} (an hour per contender); got {value:g}")
+    return value
+
+
 def run(args) -> int:
     """Run the measurements and print a table."""
+    if len(args.players) > MAX_PLAYER_COUNTS:
+        raise UsageError(f"--players lists {len(args.players):,} player counts; at most {MAX_PLAYER_COUNTS}")
+    if args.target == "train" and len(args.net) > MAX_LAYERS:
+        raise UsageError(f"--net lists {len(args.net):,} hidden layers; at most {MAX_LAYERS}")
     for players in args.players:  # bad input is refused before any table is printed
         Game(args.variant, num_players=players)
     if args.target == "train":
@@ -354,7 +387,7 @@ def run(args) -> int:
         return 0
     if args.target == "split":
         for players in args.players:
-            _print_split(args.variant, players, max(1, int(args.seconds * 600)), args.policy)
+            _print_split(args.variant, players, min(MAX_SPLIT_GAMES, max(1, int(args.seconds * 600))), args.policy)
         return 0
     print(f"policy: {args.policy}; contenders interleaved, {args.seconds:g} s each")
     print(f"{'what':<40}{'games':>8}{'games/s':>10}{'decisions':>11}{'dec/s':>10}{'dec/game':>10}"

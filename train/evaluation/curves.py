@@ -1,8 +1,8 @@
 """Learning curves of a training run: its ``eval.csv`` copied beside a plot of win rate against steps.
 
-    python -m train.evaluation.curves runs/classic docs/classic-learning-curve
+    python -m train.evaluation.curves runs/classic docs/results/curves/classic-learning-curve
 
-writes ``docs/classic-learning-curve.csv`` (the run's evaluations) and ``.png`` (one line per
+writes ``docs/results/curves/classic-learning-curve.csv`` (the run's evaluations) and ``.png`` (one line per
 opponent and table size, with its 95% interval as a band). A third argument titles the plot
 (default: the run directory's name).
 """
@@ -13,24 +13,28 @@ import os
 import shutil
 import sys
 
+from ..plots import pyplot
+
 
 def read_eval(path: str) -> dict[str, list[tuple[int, float, float, float]]]:
     """Rows of an ``eval.csv`` per opponent: (steps, win rate, interval low, interval high)."""
     curves: dict[str, list] = {}
     with open(path, encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            curves.setdefault(row["opponent"], []).append(
-                (int(row["timesteps"]), float(row["win_rate"]), float(row["ci95_low"]), float(row["ci95_high"])))
+        for line, row in enumerate(csv.DictReader(fh), start=2):
+            try:
+                curves.setdefault(str(row["opponent"])[:100], []).append(
+                    (int(row["timesteps"]), float(row["win_rate"]), float(row["ci95_low"]), float(row["ci95_high"])))
+            except (KeyError, TypeError, ValueError):
+                raise ValueError(f"{path} line {line}: not an eval.csv row (timesteps, opponent, win_rate, "
+                                 "ci95_low, ci95_high)") from None
     return curves
 
 
 def write_curve(run_dir: str, out_base: str, title: str | None = None) -> tuple[str, str]:
     """Copy ``run_dir/eval.csv`` to ``out_base.csv`` and plot it to ``out_base.png``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot(out_base + ".png")
+    if plt is None:
+        raise ValueError("drawing a learning curve needs matplotlib: pip install 'uno-env[plots]'")
     source = os.path.join(run_dir, "eval.csv")
     curves = read_eval(source)
     shutil.copyfile(source, out_base + ".csv")
@@ -56,4 +60,7 @@ def write_curve(run_dir: str, out_base: str, title: str | None = None) -> tuple[
 if __name__ == "__main__":  # python -m train.evaluation.curves RUN_DIR OUT_BASE [TITLE]
     if len(sys.argv) not in (3, 4):
         sys.exit("usage: python -m train.evaluation.curves RUN_DIR OUT_BASE [TITLE]")
-    print(*write_curve(*sys.argv[1:]))
+    try:
+        print(*write_curve(*sys.argv[1:]))
+    except (OSError, ValueError) as exc:
+        sys.exit(f"curves: {exc}")

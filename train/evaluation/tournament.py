@@ -14,7 +14,9 @@ Long tournaments: each finished game's result is appended to ``<out>/games-playe
 finishes (``stream.py``: a header line naming the tournament, then one line per game).
 ``--resume`` reads it back, checks it belongs to the same tournament (rules, agents and their policy
 files, seed, games, recording), plays only the missing games and gives exactly the results of an
-uninterrupted run.
+uninterrupted run. A damaged row of the file (not JSON, missing or ill-typed fields, a game not in
+the schedule, a second row of one game) is dropped with a warning naming its line, and its game is
+played again.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import shlex
 from multiprocessing import get_context
 
 from uno_env import Game, RuleSet
+from uno_env.errors import short_repr
 
 from .. import atomic
 from ..agent_specs import load_agent
@@ -36,8 +39,8 @@ from ..progress import DEFAULT_INTERVAL, Progress, add_progress_arguments
 from ..rule_args import add_rule_arguments, rules_from_args
 from ..scaleout import LOCAL, add_ray_argument
 from .report import markdown, summarise, write_outputs
-from .stream import (STREAM_FILE, STREAM_FORMAT, STREAM_VERSION, TournamentError, fingerprints, open_stream,
-                     read_stream)
+from .stream import (STREAM_FILE, STREAM_FORMAT, STREAM_VERSION, TournamentError, count_games, fingerprints,
+                     open_stream)
 from .worker import init_worker, play_job
 
 
@@ -58,10 +61,25 @@ def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]
     return cycle * reps
 
 
+#: Games a tournament may schedule (its schedule and results are kept in memory: about 1 KB a game).
+MAX_GAMES = 1_000_000
+#: Worker processes a tournament may start.
+MAX_WORKERS = 256
+
+
 def check_games(games: int) -> None:
-    """Refuse a game count below one."""
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise TournamentError(f"--games must be a whole number of games, 1 or more; got {games!r}")
+    """Refuse a game count below one or above ``MAX_GAMES``."""
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise TournamentError(f"--games must be a whole number of games, 1 or more (at most {MAX_GAMES:,}); "
+                              f"got {short_repr(games)}")
+
+
+def check_run(seed: int, workers: int) -> None:
+    """Refuse a seed the engine cannot deal from (below 0) and more than ``MAX_WORKERS`` worker processes."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise TournamentError(f"--seed must be a whole number, 0 or more; got {short_repr(seed)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise TournamentError(f"--workers must be 1 or more (at most {MAX_WORKERS}); got {short_repr(workers)}")
 
 
 def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, workers: int = 2,
@@ -76,6 +94,7 @@ def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, 
     the same results.
     """
     check_games(games)
+    check_run(seed, workers)
     game = Game(rules)
     # fail fast, in the parent, on a bad spec or a policy that does not fit
     loaded = {spec: load_agent(spec, game) for spec in dict.fromkeys(specs)}
@@ -148,8 +167,8 @@ def add_parser(sub) -> None:
     add_rule_arguments(p, players=2, players_help="seats at the table")
     p.add_argument("--agents", nargs="+", required=True, help="agent specs, two or more (random, greedy, heuristic, "
                    "pretrained:<name>, path/to/policy, e.g. runs/<name>/policy)")
-    p.add_argument("--games", type=int, default=1000, help="games to play, 1 or more; rounded up to whole seat "
-                   "rotations (default: %(default)s)")
+    p.add_argument("--games", type=int, default=1000, help=f"games to play, 1 to {MAX_GAMES:,}; rounded up to "
+                   "whole seat rotations (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i (default: %(default)s)")
     p.add_argument("--workers", type=positive_int, default=2, help="processes; results do not depend on it "
                    "(default: %(default)s)")
@@ -181,6 +200,7 @@ def run(args) -> int:
     if len(args.agents) < 2:
         raise UsageError("give at least two agents")
     check_games(args.games)
+    check_run(args.seed, args.workers)
     rules = rules_from_args(args)
     scheduled = len(schedule(len(args.agents), rules.num_players, args.games))
     if scheduled != args.games:
@@ -195,7 +215,7 @@ def run(args) -> int:
         path = os.path.join(args.out, STREAM_FILE)
         played = 0
         with contextlib.suppress(OSError, TournamentError):
-            played = len(read_stream(path)[1])
+            played = count_games(path)
         print(f"\neval: interrupted; {played:,} of {scheduled:,} games kept in {path}", flush=True)
         print(f"eval: resume with: {resume_command(args)}", flush=True)
         return EXIT_INTERRUPTED

@@ -6,10 +6,13 @@ import numpy as np
 from uno_env import Game, RuleError, RuleSet
 
 from .. import shipped_configs
+from ..arg_types import bounded_int
 from ..rule_args import add_rule_arguments, parse_options
 
 #: Shown instead of the colour while a wild waits for its colour to be declared.
 COLOUR_PENDING = "to be chosen"
+#: Largest ``--seed`` of ``demo`` and ``play`` (a 64-bit signed int, as records and replays keep it).
+MAX_SEED = 2**63 - 1
 
 
 def add_parser(sub) -> None:
@@ -17,7 +20,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("demo", help="play and print one seeded game between random players",
                        description="Play and print one seeded game between random players, decision by decision.")
     add_rule_arguments(p, players=4)
-    p.add_argument("--seed", type=int, default=0, help="seeds the deal and the players' choices")
+    p.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=0,
+                   help="seeds the deal and the players' choices, 0 to 2**63 - 1")
     p.add_argument("--rules", metavar="FILE",
                    help="YAML rule config (configs/rules/*.yaml) or a shipped one by name (e.g. classic-house); "
                         "overrides --variant/--players")

@@ -16,13 +16,20 @@ import sys
 from typing import IO
 
 from uno_env import Game, RuleSet
-from uno_env.errors import UnoError
+from uno_env.errors import UnoError, short_repr
+from uno_env.variants.registry import VARIANTS
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 
+from ..arg_types import bounded_int
 from ..errors import UsageError
 from ..rule_args import add_rule_arguments, rules_from_args
-from .demo import colour_text
+from .demo import MAX_SEED, colour_text
+
+#: Characters of a typed line read at most (the longest action is under 40); the rest of the line is skipped.
+MAX_INPUT_CHARS = 200
+#: The largest seat of any variant (``--seat``).
+MAX_SEAT = max(v.max_players for v in VARIANTS.values()) - 1
 
 ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34", "Pk": "95", "Tl": "36", "Or": "91", "Pu": "35"}
 
@@ -45,8 +52,15 @@ class Terminal:
         """One line of input (None at end of input)."""
         self.out.write(prompt)
         self.out.flush()
-        line = self.inp.readline()
-        return None if line == "" else line.strip()
+        line = self.inp.readline(MAX_INPUT_CHARS + 1)
+        if line == "":
+            return None
+        if len(line) > MAX_INPUT_CHARS and not line.endswith("\n"):  # skip the rest of an overlong line
+            while True:
+                rest = self.inp.readline(65536)
+                if not rest or rest.endswith("\n"):
+                    break
+        return line.strip()
 
     def card(self, name: str) -> str:
         """A card name, coloured by its colour letter when colour is on."""
@@ -191,7 +205,7 @@ def choose(game: Game, state, term: Terminal) -> int | None:
                 term.say(line)
             show_options(names, term)
             continue
-        if answer.isdecimal() and answer.isascii() and 1 <= int(answer) <= len(legal):
+        if answer.isdecimal() and answer.isascii() and len(answer) <= 9 and 1 <= int(answer) <= len(legal):
             return legal[int(answer) - 1]
         for text in (answer, "play " + answer):
             try:
@@ -201,7 +215,7 @@ def choose(game: Game, state, term: Terminal) -> int | None:
             if action in legal:
                 return action
         numbers = "1" if len(legal) == 1 else f"a number 1-{len(legal)}"
-        term.say(f"not an option here: {answer!r}; type {numbers} or an action such as {names[0]!r}"
+        term.say(f"not an option here: {short_repr(answer)}; type {numbers} or an action such as {names[0]!r}"
                  " (help: what may be typed)")
 
 
@@ -282,8 +296,9 @@ def add_parser(sub) -> None:
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
                    help="agent specs, one per opponent or one for all: random, greedy, heuristic, "
                         "pretrained:<name> or a path to an exported policy")
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
-    p.add_argument("--seed", type=int, default=None, help="seeds the deal and the agents (default: random)")
+    p.add_argument("--seat", type=bounded_int(0, MAX_SEAT), default=0, help="your seat, 0..players-1")
+    p.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=None,
+                   help="seeds the deal and the agents, 0 to 2**63 - 1 (default: random)")
     p.add_argument("--record", metavar="FILE", help="append the game to this JSON-lines file (for uno-env replay)")
     p.add_argument("--no-colour", action="store_true", help="plain text, no ANSI colours (also: NO_COLOR=1)")
     p.set_defaults(run=run)

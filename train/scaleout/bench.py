@@ -8,16 +8,22 @@ are checked equal.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
+import sys
 import tempfile
 import time
 
 from uno_env import RuleSet
 
-from ..evaluation.tournament import run_tournament, schedule
+from ..arg_types import bounded_int
+from ..errors import DOMAIN_ERRORS, error_message
+from ..evaluation.tournament import MAX_GAMES, run_tournament, schedule
 from . import require_ray
+
+PROG = "python -m train.scaleout.bench"
+#: Interleaved rounds at most (each plays the tournament four times, starting Ray twice).
+MAX_ROUNDS = 100
 
 PATHS = (("multiprocessing, 1 worker", None, 1), ("multiprocessing, 2 workers", None, 2),
          ("Ray, 1 local worker", "local", 1), ("Ray, 2 local workers", "local", 2))
@@ -47,14 +53,27 @@ def measure(games: int, rounds: int, agents: list[str], seed: int = 0) -> dict:
     return {"seconds": seconds, "ray_startup": startup, "same_results": all(s == summaries[0] for s in summaries)}
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run the measurement and print a Markdown table."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, default=600)
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "random"])
+def main(argv: list[str] | None = None) -> int:
+    """Run the measurement and print a Markdown table; bad input: one line on stderr and status 2."""
+    from ..cli import EXIT_ERROR, Parser
+
+    p = Parser(prog=PROG, description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=bounded_int(1, MAX_GAMES), default=600,
+                   help=f"games per tournament, at most {MAX_GAMES:,}")
+    p.add_argument("--rounds", type=bounded_int(1, MAX_ROUNDS), default=3,
+                   help=f"interleaved rounds, at most {MAX_ROUNDS}")
+    p.add_argument("--agents", nargs="+", default=["heuristic", "greedy", "random"], help="agent specs")
     p.add_argument("--json", help="also write the raw seconds here")
     args = p.parse_args(argv)
+    try:
+        _run(args)
+    except DOMAIN_ERRORS as exc:
+        print(f"{PROG}: error: {' '.join(error_message(exc).split())}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def _run(args) -> None:
     result = measure(args.games, args.rounds, args.agents)
     games = len(schedule(len(args.agents), 2, args.games))  # rounded up to whole seat rotations
     print(f"{games} games of classic 2p ({', '.join(args.agents)}), {args.rounds} interleaved rounds; "
@@ -70,4 +89,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -20,12 +20,16 @@ from typing import Any
 import yaml
 
 from uno_env import Game, RuleSet
+from uno_env.errors import short_repr
 
 from .. import atomic
 from ..config import ConfigError, TrainConfig
 from ..errors import UsageError
 from . import INSTALL_HINT, LOCAL, require_ray, session
 
+
+#: Bounds of a config's sizes: generous for any real run, refusing a value that would exhaust the machine.
+MAX_LAYERS, MAX_WIDTH, MAX_COUNT = 16, 65_536, 1_000_000_000
 
 @dataclass
 class RllibConfig:
@@ -77,8 +81,8 @@ class RllibConfig:
         """Range checks and the rule set itself."""
         RuleSet.create(self.variant, self.num_players, self.rule_options)
         for key in ("iterations", "train_batch_size", "minibatch_size", "num_epochs", "eval_games"):
-            if getattr(self, key) < 1:
-                raise ConfigError(f"RLlib config {key!r} must be >= 1, got {getattr(self, key)}")
+            if not 1 <= getattr(self, key) <= MAX_COUNT:
+                raise ConfigError(f"RLlib config {key!r} must be in 1..{MAX_COUNT:,}, got {short_repr(getattr(self, key))}")
         if not 0 <= self.num_env_runners <= 1024:
             raise ConfigError(f"RLlib config 'num_env_runners' = {self.num_env_runners} must be in 0..1024")
         for key, low, high in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip_range", 0.0, 10.0),
@@ -87,9 +91,10 @@ class RllibConfig:
                 raise ConfigError(f"RLlib config {key!r} = {getattr(self, key)} must be in ({low}, {high}]")
         if self.ent_coef < 0:
             raise ConfigError(f"RLlib config 'ent_coef' = {self.ent_coef} must be >= 0")
-        if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
-                                        for x in self.net_arch):
-            raise ConfigError(f"net_arch must be a list of positive ints, got {self.net_arch!r}")
+        if not self.net_arch or len(self.net_arch) > MAX_LAYERS or not all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_WIDTH for x in self.net_arch):
+            raise ConfigError(f"net_arch must be a list of 1..{MAX_LAYERS} ints in 1..{MAX_WIDTH}, "
+                              f"got {short_repr(self.net_arch)}")
 
     @property
     def name(self) -> str:

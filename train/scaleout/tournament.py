@@ -39,6 +39,17 @@ def play_chunk(setup: dict, jobs: list) -> list[dict]:
     return [play_job(job) for job in jobs]
 
 
+#: Characters of a failed chunk's error the message repeats at most.
+MAX_REASON_CHARS = 200
+
+
+def last_line(exc: BaseException) -> str:
+    """The last non-empty line of an exception's text (Ray puts the worker's error there), cut short."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[-1] if lines else "no message"
+    return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS] + "..."
+
+
 _REMOTE: dict = {}
 
 
@@ -89,7 +100,7 @@ def run_jobs(rules, specs: list[str], jobs: list, loaded: dict, progress: bool =
                 except ray.exceptions.RayError as exc:
                     raise TournamentError(
                         f"games {chunk[0][0]}..{chunk[-1][0]} failed on Ray after {MAX_RETRIES} retries "
-                        f"({type(exc).__name__}: {str(exc).strip().splitlines()[-1]}); every finished game is "
+                        f"({type(exc).__name__}: {last_line(exc)}); every finished game is "
                         "kept: run the same command with --resume") from None
                 for r in played:
                     if sink is not None:  # a whole chunk, flushed: a killed run keeps every finished chunk

@@ -1,14 +1,17 @@
 """The replay viewer's side of the server: records read from an upload or from the one allowed folder.
 
 A record is replayed with ``uno_env.records.replay`` (which checks every recorded seat, phase and the
-outcome); each frame is the whole table with every hand, for stepping forwards and backwards.
+outcome); each frame is the whole table with every hand. An answer holds one page of frames (at most
+``REPLAY_PAGE_FRAMES`` frames and about ``REPLAY_PAGE_BYTES`` of them) with the game's frame count and
+where the next page starts; the viewer asks for the next page as it steps past the loaded frames.
 """
 from __future__ import annotations
 
 import io
+import json
 import os
 
-from uno_env.errors import UnoError
+from uno_env.errors import UnoError, short_repr
 from uno_env.records import RecordError, read_records, replay
 
 from .session import RequestError, resolve_inside
@@ -18,10 +21,27 @@ MAX_RECORD_BYTES = 8 * 1024 * 1024
 """Largest record text the server replays."""
 
 MAX_FRAMES = 20_000
-"""Decisions of one game the viewer shows at most (each frame holds the whole table)."""
+"""Decisions of one game the viewer shows at most."""
+
+REPLAY_PAGE_FRAMES = 300
+"""Frames of a game one replay answer holds at most."""
+
+REPLAY_PAGE_BYTES = 1_000_000
+"""Size of the frames one replay answer holds at most (a page ends at the first frame that reaches it)."""
 
 MAX_LISTED = 500
 """Record files listed from the folder at most."""
+
+MAX_GAMES_LISTED = 1000
+"""Games of one record file the first page lists at most (``game_count`` says how many it holds)."""
+
+NAME_CHARS = 40
+"""Characters of a recorded player's name the viewer shows."""
+
+MAX_MESSAGE_CHARS = 300
+"""Characters of an error message about a record's content shown at most (it may quote the record)."""
+
+_SEPARATORS = (",", ":")
 
 
 def list_records(folder: str | None) -> list[str]:
@@ -47,43 +67,108 @@ def read_folder_record(folder: str | None, relative) -> str:
                            403)
     path = resolve_inside(folder, relative)
     if not os.path.isfile(path):
-        raise RequestError(f"no record file {relative!r} under {folder}", 404)
+        raise RequestError(f"no record file {short_repr(relative)} under {folder}", 404)
     if os.path.getsize(path) > MAX_RECORD_BYTES:
-        raise RequestError(f"{relative!r} is larger than {MAX_RECORD_BYTES // 2**20} MB")
+        raise RequestError(f"{short_repr(relative)} is larger than {MAX_RECORD_BYTES // 2**20} MB")
     try:
         with open(path, encoding="utf-8") as fh:
             return fh.read()
     except UnicodeDecodeError:
-        raise RequestError(f"{relative!r} is not a text (JSON-lines) record file") from None
+        raise RequestError(f"{short_repr(relative)} is not a text (JSON-lines) record file") from None
 
 
-def replay_game(text, index) -> dict:
-    """Every frame of game ``index`` of a JSON-lines record text, with the list of the file's games."""
+def _count(value, name: str, low: int, high: int | None = None, default: int | None = None) -> int:
+    """A request's integer field in ``low..high``; RequestError otherwise."""
+    if value is None and default is not None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise RequestError(f"{name} must be an int {bound}, got {short_repr(value)}")
+    return value
+
+
+def _cut(message: str) -> str:
+    return message if len(message) <= MAX_MESSAGE_CHARS else message[:MAX_MESSAGE_CHARS] + "..."
+
+
+def _name(players, q: int) -> str:
+    """Seat ``q``'s label from a record's (untrusted) ``players`` list, shortened."""
+    player = players[q] if isinstance(players, list) and q < len(players) else None
+    if player is None:
+        return f"P{q}"
+    text = player if isinstance(player, str) else short_repr(player, NAME_CHARS)
+    return f"P{q} {text[:NAME_CHARS]}"
+
+
+def _summary(index: int, record) -> dict:
+    """One game of a file as the viewer lists it (every field shortened: a record is untrusted)."""
+    variant = record.rules.get("variant")
+    seed = record.seed
+    players = record.players if isinstance(record.players, list) else []
+    return {"index": index, "variant": variant[:NAME_CHARS] if isinstance(variant, str) else short_repr(variant),
+            "players": [_name(players, q).split(" ", 1)[-1] for q in range(min(len(players), 10))],
+            "seed": seed if -2**63 <= seed < 2**64 else short_repr(seed), "actions": len(record.actions)}
+
+
+def replay_game(text, index=0, start=0, count=None) -> dict:
+    """One page of the frames of game ``index`` of a JSON-lines record text: ``count`` frames (at most
+    ``REPLAY_PAGE_FRAMES``, and about ``REPLAY_PAGE_BYTES``) from frame ``start``.
+
+    The answer: ``game``, ``start``, ``frames``, ``total`` (the game's frames), ``next`` (the next page's
+    start, or None) and ``result``; the first page (``start`` 0) also lists the file's games (``games``, at
+    most ``MAX_GAMES_LISTED``) and counts them (``game_count``). A later page reads the file only up to the
+    game asked for."""
     if not isinstance(text, str):
         raise RequestError("the record must be sent as text (the content of a JSON-lines file)")
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_RECORD_BYTES:
+    if len(text) > MAX_RECORD_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_RECORD_BYTES:
         raise RequestError(f"the record is larger than {MAX_RECORD_BYTES // 2**20} MB")
+    index = _count(index, "game", 0, default=0)
+    start = _count(start, "start", 0, default=0)
+    count = _count(count, "count", 1, REPLAY_PAGE_FRAMES, default=REPLAY_PAGE_FRAMES)
+    games, record, found = [], None, 0
     try:
-        records = list(read_records(io.StringIO(text)))
+        for i, r in enumerate(read_records(io.StringIO(text))):  # one game at a time: the others are not kept
+            found = i + 1
+            if start == 0 and len(games) < MAX_GAMES_LISTED:
+                games.append(_summary(i, r))
+            if i == index:
+                record = r
+                if start > 0:  # a later page: the viewer already has the list of games
+                    break
     except RecordError as exc:
-        raise RequestError(f"not a game record: {exc}") from None
-    if not records:
+        raise RequestError(_cut(f"not a game record: {exc}")) from None
+    except (ValueError, RecursionError) as exc:  # a line nested too deeply, or an int of too many digits
+        raise RequestError(_cut(f"not a game record: a line is not JSON this server reads ({exc})")) from None
+    if found == 0:
         raise RequestError("the file holds no game records")
-    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(records):
-        raise RequestError(f"game must be an int in 0..{len(records) - 1}, got {index!r}")
-    games = [{"index": i, "variant": r.rules.get("variant"), "players": r.players, "seed": r.seed,
-              "actions": len(r.actions)} for i, r in enumerate(records)]
-    record = records[index]
+    if record is None:
+        raise RequestError(f"game must be an int in 0..{found - 1}, got {index}")
     if len(record.actions) > MAX_FRAMES:
         raise RequestError(f"game {index} has {len(record.actions)} decisions; the viewer shows at most {MAX_FRAMES} "
                            "(uno-env replay prints any length)")
-    frames = []
+    if isinstance(record.seed, bool) or record.seed < 0:
+        raise RequestError(f"game {index} does not replay: its seed must be a non-negative int")
+    total = len(record.actions) + 1
+    if start >= total:
+        raise RequestError(f"start must be an int in 0..{total - 1} (game {index} has {total} frames), got {start}")
+    frames, size, stop, names = [], 0, start + count, None
     try:
-        for game, state, action in replay(record):
-            names = [f"P{q} {record.players[q]}" if q < len(record.players) else f"P{q}"
-                     for q in range(game.num_players)]
-            caption = "start: dealt" if action is None else f"P{action['seat']} {action['text']}"
-            frames.append({"step": state.steps, "text": caption, "view": table_view(game, state, None, names)})
-    except (RecordError, UnoError) as exc:
-        raise RequestError(f"game {index} does not replay: {exc}") from None
-    return {"games": games, "game": index, "frames": frames, "result": result_json(game, state, None)}
+        for i, (game, state, action) in enumerate(replay(record)):  # every step: the outcome is checked too
+            if not start <= i < stop:
+                continue
+            if names is None:
+                names = [_name(record.players, q) for q in range(game.num_players)]
+            caption = "start: dealt" if action is None else _cut(f"P{action['seat']} {action['text']}")
+            frame = {"step": state.steps, "text": caption, "view": table_view(game, state, None, names)}
+            frames.append(frame)
+            size += len(json.dumps(frame, separators=_SEPARATORS))
+            if size >= REPLAY_PAGE_BYTES:
+                stop = i + 1
+    except (RecordError, UnoError, ValueError, TypeError, KeyError, AttributeError, IndexError,
+            OverflowError, RecursionError) as exc:  # a record is untrusted: whatever it holds, it does not replay
+        raise RequestError(_cut(f"game {index} does not replay: {exc}")) from None
+    out = {"game": index, "start": start, "frames": frames, "total": total,
+           "next": start + len(frames) if start + len(frames) < total else None, "result": result_json(game, state, None)}
+    if start == 0:
+        out.update(games=games, game_count=found)
+    return out

@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..cards import Effect
-from ..errors import SpecError
+from ..errors import SpecError, short_repr
 from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
@@ -255,9 +255,12 @@ def start_round(g, s) -> None:
     _ensure_launcher_stream(s)
     pile = s.draw_pile
     dealer = s.dealer
+    # a pile of Wild Attacks alone (only a scenario spec with start: true makes one) keeps its top one,
+    # as a last card is kept: putting it back would turn Wild Attacks for ever
+    other = any(g.effect_of[k] != Effect.WILD_ATTACK for k in pile)
     while True:
         kind = pile.pop()
-        if g.effect_of[kind] != Effect.WILD_ATTACK or not pile:
+        if g.effect_of[kind] != Effect.WILD_ATTACK or not pile or not other:
             break
         pile.insert(int(s.rng.integers(len(pile) + 1)), kind)
     s.discard.append(kind)
@@ -318,16 +321,30 @@ class HitBlock:
         out[2 + (pen.target - seat) % s.num_players] = 1.0
 
 
+#: Scripted presses a spec's ``launcher`` may list.
+MAX_LAUNCHER_SCRIPT = 4096
+
+
 def read_spec(g, s, spec) -> None:
-    """The ``launcher`` key (scripted burst sizes, consumed one per press before the model) and ``eliminated``."""
+    """The ``launcher`` key (scripted burst sizes, consumed one per press before the model) and ``eliminated``.
+
+    At most ``MAX_LAUNCHER_SCRIPT`` presses, each firing at most the deck's size (a press never fires
+    more cards than the draw pile holds).
+    """
     _ensure_launcher_stream(s)
     _read_eliminated(g, s, spec)
     value = spec.get("launcher")
     if value is None:
         return
-    if not isinstance(value, (list, tuple)) or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0
-                                                       for k in value):
-        raise SpecError(f"launcher = {value!r} must be a list of burst sizes (ints >= 0), one per press")
+    if not isinstance(value, (list, tuple)):
+        raise SpecError(f"launcher = {short_repr(value)} must be a list of burst sizes (ints >= 0), one per press")
+    if len(value) > MAX_LAUNCHER_SCRIPT:
+        raise SpecError(f"launcher lists {len(value):,} presses; at most {MAX_LAUNCHER_SCRIPT:,}")
+    cards = sum(g.deck.count_of)
+    for i, k in enumerate(value):
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= cards:
+            raise SpecError(f"launcher[{i}] = {short_repr(k)} must be a burst size from 0 to {cards} (the deck's "
+                            "size), one per press")
     s.launcher_script = list(value)
 
 
@@ -339,7 +356,7 @@ def _read_eliminated(g, s, spec) -> None:
     if not g.elimination:
         raise SpecError("eliminated: seats are out only in an elimination match (scoring_method: elimination)")
     if not isinstance(value, (list, tuple)) or len(value) != n or not all(isinstance(v, bool) for v in value):
-        raise SpecError(f"eliminated = {value!r} must be a list of {n} true/false, one per seat")
+        raise SpecError(f"eliminated = {short_repr(value)} must be a list of {n} true/false, one per seat")
     if value.count(False) < 2:
         raise SpecError("eliminated: at least two seats must still be in a running match")
     for q, out in enumerate(value):
@@ -347,8 +364,9 @@ def _read_eliminated(g, s, spec) -> None:
             raise SpecError(f"hands[{q}]: P{q} is eliminated and holds no cards (give it an empty list)")
         if not out and not s.hand_size[q]:
             raise SpecError(f"hands[{q}] is empty: a player without cards has already won; give P{q} a card")
-    if value[spec.get("current", 0)]:
-        raise SpecError(f"current = {spec.get('current', 0)} is eliminated: a seat still in must decide")
+    current = spec.get("current", 0)  # (checked to be a seat after this; only a seat is looked up here)
+    if isinstance(current, int) and not isinstance(current, bool) and 0 <= current < n and value[current]:
+        raise SpecError(f"current = {current} is eliminated: a seat still in must decide")
     s.eliminated = list(value)
 
 

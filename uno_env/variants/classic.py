@@ -6,6 +6,7 @@ manifests in ``uno_env/decks``) and hand size (Alphabet deals 14).
 from __future__ import annotations
 
 from ..cards import Effect
+from ..errors import SpecError
 from ..options import CLASSIC_FAMILY_OPTIONS, COMMON_OPTIONS, Option
 from .. import turn
 from .registry import VariantDef, register
@@ -30,6 +31,9 @@ def start_round(g, s) -> None:
         if g.effect_of[kind] != Effect.WILD_DRAW_FOUR:
             break
         pile.insert(0, kind)  # a WD4 starter goes to the bottom of the draw pile
+    else:  # (only a scenario spec with start: true can leave nothing else to turn; a deal never does)
+        raise SpecError("start: the draw pile holds only Wild Draw Fours, which never stay as the starter; "
+                        "put another card in it")
     s.discard.append(kind)
     effect = g.effect_of[kind]
     s.direction = 1

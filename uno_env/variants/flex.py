@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from ..cards import Effect
 from ..options import COMMON_OPTIONS, Option
-from ..errors import SpecError
+from ..errors import SpecError, short_repr
 from .. import turn
 from .registry import VariantDef, register
 from ..state import Phase
@@ -222,19 +222,19 @@ def read_spec(g, s, spec) -> None:
     if value is None:
         return
     n = s.num_players
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping) and len(value) <= n:
         entries = [(_power_seat(key, n), v) for key, v in value.items()]
     elif isinstance(value, (list, tuple)) and len(value) <= n:
         entries = list(enumerate(value))
     else:
-        raise SpecError(f"power = {value!r} must be a list of at most {n} entries from P0 on, or a mapping by seat "
-                        "(true/✓ or false/✘ each; seats not listed are ✓)")
+        raise SpecError(f"power = {short_repr(value)} must be a list of at most {n} entries from P0 on, or a mapping "
+                        f"of at most {n} seats (true/✓ or false/✘ each; seats not listed are ✓)")
     power = [True] * n
     for seat, v in entries:
         if isinstance(v, str) and v.strip().lower() in _POWER_WORDS:
             v = _POWER_WORDS[v.strip().lower()]
         if not isinstance(v, bool):
-            raise SpecError(f"power[{seat}] = {v!r} must be true/✓ or false/✘")
+            raise SpecError(f"power[{seat}] = {short_repr(v)} must be true/✓ or false/✘")
         power[seat] = v
     if not any(power):
         raise SpecError("power: every seat is ✘, which the all-✘ reset never leaves standing; set at least one true")
@@ -243,10 +243,11 @@ def read_spec(g, s, spec) -> None:
 
 def _power_seat(key, n: int) -> int:
     """A seat of the ``power`` mapping: 2, "2" or "P2"."""
-    text = str(key).strip()
+    text = key.strip() if isinstance(key, str) else str(key) if isinstance(key, int) and abs(key) < 10**6 else ""
     text = text[1:] if text[:1] in "pP" else text
-    if isinstance(key, bool) or not text.isdigit() or not 0 <= int(text) < n:
-        raise SpecError(f"power: {key!r} is not a seat of this {n}-player game (write 0..{n - 1} or P0..P{n - 1})")
+    if isinstance(key, bool) or not (text.isascii() and text.isdigit()) or len(text) > 6 or not 0 <= int(text) < n:
+        raise SpecError(f"power: {short_repr(key)} is not a seat of this {n}-player game (write 0..{n - 1} or "
+                        f"P0..P{n - 1})")
     return int(text)
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 from math import gcd
 
 from ..cards import Effect
-from ..errors import SpecError
+from ..errors import SpecError, short_repr
 from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
@@ -459,7 +459,7 @@ def _spec_side(spec) -> int:
     value = spec.get("side", "A")
     side = value.strip().upper() if isinstance(value, str) else value
     if side not in ("A", "D"):
-        raise SpecError(f"side = {value!r}; allowed: A (AUTOBOTS) or D (DÉCEPTICONS)")
+        raise SpecError(f"side = {short_repr(value)}; allowed: A (AUTOBOTS) or D (DÉCEPTICONS)")
     return 0 if side == "A" else 1
 
 
@@ -469,15 +469,15 @@ def _split(g, text, side: int) -> tuple[int, int]:
     if isinstance(text, str) and "|" in text:
         parts = text.split("|")
         if len(parts) != 2:
-            raise SpecError(f"card {text!r}: a two-sided card is written A-face|D-face")
+            raise SpecError(f"card {short_repr(text)}: a two-sided card is written A-face|D-face")
         faces = [deck.parse(x) for x in parts]
         if {deck.side_of[f] for f in faces} != {0, 1}:
-            raise SpecError(f"card {text!r} must pair one A face with one D face")
+            raise SpecError(f"card {short_repr(text)} must pair one A face with one D face")
         by_side = sorted(faces, key=deck.side_of.__getitem__)
         return by_side[side], by_side[1 - side]
     kind = deck.parse(text)
     if deck.side_of[kind] != side:
-        raise SpecError(f"card {text!r} is a face of side {'AD'[deck.side_of[kind]]} but the spec's side is "
+        raise SpecError(f"card {short_repr(text)} is a face of side {'AD'[deck.side_of[kind]]} but the spec's side is "
                         f"{'AD'[side]}; write its active face or the whole card as A-face|D-face")
     return kind, -1
 
@@ -496,8 +496,9 @@ def read_spec(g, s, spec) -> None:
     s.side = side
     deck = g.deck
     colour = spec.get("colour")
-    if colour is not None and str(colour).upper() not in [c.upper() for c in deck.side_colours[side]]:
-        raise SpecError(f"colour = {colour!r} is not a colour of side {'AD'[side]}; allowed: "
+    if colour is not None and (not isinstance(colour, str)
+                               or colour.upper() not in [c.upper() for c in deck.side_colours[side]]):
+        raise SpecError(f"colour = {short_repr(colour)} is not a colour of side {'AD'[side]}; allowed: "
                         f"{', '.join(deck.side_colours[side])}")
     phys = g.physical
     backs_left = Counter({k: deck.count_of[k] for k in range(deck.num_kinds) if deck.side_of[k] != side})
@@ -508,8 +509,8 @@ def read_spec(g, s, spec) -> None:
             back = _split(g, text, side)[1]
             if back >= 0:
                 if backs_left[back] <= 0:
-                    raise SpecError(f"card {text!r}: its back face {deck.name_of[back]!r} is named more times "
-                                    f"than the deck has")
+                    raise SpecError(f"card {short_repr(text)}: its back face {deck.name_of[back]!r} is named more "
+                                    "times than the deck has")
                 backs_left[back] -= 1
             out.append(back)
         return out

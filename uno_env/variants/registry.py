@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from ..errors import RuleError, did_you_mean
+from ..errors import RuleError, did_you_mean, short_repr
 from ..options import Option
 
 
@@ -55,6 +55,6 @@ def register(vdef: VariantDef) -> VariantDef:
 def get_variant(name: str) -> VariantDef:
     """The registered variant of that preset name, or RuleError listing the presets."""
     if not isinstance(name, str) or name not in VARIANTS:
-        hint = did_you_mean(name, VARIANTS) if isinstance(name, str) else ""
-        raise RuleError(f"unknown variant {name!r}{hint}; available presets: {', '.join(VARIANTS)}")
+        hint = did_you_mean(name, VARIANTS) if isinstance(name, str) and len(name) <= 64 else ""
+        raise RuleError(f"unknown variant {short_repr(name)}{hint}; available presets: {', '.join(VARIANTS)}")
     return VARIANTS[name]

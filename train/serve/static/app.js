@@ -18,8 +18,10 @@ function el(tag, cls, text) {
 }
 
 function cardEl(card, tag = "span", extra = "") {
-  const node = el(tag, `card c-${card.colour} ${extra}`.trim(), card.name);
+  // the face: a symbol for an action card (⊘ skip, ⇄ reverse, ★ wild, ...); the tooltip names the card in words
+  const node = el(tag, `card c-${card.colour} ${extra}`.trim(), card.face || card.name);
   node.dataset.card = card.name;
+  if (card.title) node.title = card.title;
   if (tag === "button") node.type = "button";
   return node;
 }
@@ -83,7 +85,7 @@ function onPlayers() {
   const n = Number($("players").value) || 2;
   const seat = $("seat"), old = seat.value;
   seat.replaceChildren(...Array.from({length: n}, (_, q) => new Option(`P${q}`, String(q))));
-  seat.value = Number(old) < n ? old : "0";
+  seat.value = old !== "" && Number(old) < n ? old : "0";  // "" on first load: Number("") is 0
   const box = $("opponents-setup");
   const specs = Array.from(box.querySelectorAll("input"), (i) => i.value);
   box.replaceChildren();
@@ -285,11 +287,16 @@ async function rematch() {
 
 // ---------------------------------------------------------------- replay viewer
 
+// The server sends a game's frames a page at a time: replay.frames holds those loaded so far (by index);
+// stepping to a frame not loaded yet fetches the page around it.
+
 async function openReplay(source, index = 0) {
   try {
     const data = await api("/api/replay", {...source, game: index});
     showError("");
-    replay = {source, data, frame: 0};
+    replay = {source, game: index, total: data.total, result: data.result, page: data.frames.length,
+              frames: [], frame: 0, loading: false};
+    keepFrames(data);
     const games = $("replay-game");
     games.replaceChildren(...data.games.map((g) => new Option(
       `game ${g.index}: ${g.variant}, ${g.actions} decisions, seed ${g.seed}`, String(g.index))));
@@ -299,15 +306,28 @@ async function openReplay(source, index = 0) {
   } catch (err) { showError(err.message); }
 }
 
-function showFrame(i) {
-  const frames = replay.data.frames;
-  replay.frame = Math.max(0, Math.min(frames.length - 1, i));
-  const frame = frames[replay.frame];
-  $("rp-position").textContent = `${replay.frame} / ${frames.length - 1}`;
+function keepFrames(data) {
+  data.frames.forEach((frame, k) => { replay.frames[data.start + k] = frame; });
+}
+
+async function showFrame(i) {
+  const target = Math.max(0, Math.min(replay.total - 1, i));
+  if (!replay.frames[target]) {   // not loaded yet: fetch its page (backwards: the page ending at it)
+    if (replay.loading) return;
+    replay.loading = true;
+    const start = target < replay.frame ? Math.max(0, target - replay.page + 1) : target;
+    try {
+      keepFrames(await api("/api/replay", {...replay.source, game: replay.game, start}));
+      showError("");
+    } catch (err) { showError(err.message); return; } finally { replay.loading = false; }
+  }
+  replay.frame = target;
+  const frame = replay.frames[target];
+  $("rp-position").textContent = `${target} / ${replay.total - 1}`;
   $("rp-caption").textContent = frame.text;
   drawCommon(frame.view, "rp-");
   $("rp-seats").replaceChildren(...frame.view.seats.map((s) => seatEl(s, frame.view)));
-  $("rp-result").textContent = replay.frame === frames.length - 1 ? replay.data.result.text : "";
+  $("rp-result").textContent = target === replay.total - 1 ? replay.result.text : "";
 }
 
 // ---------------------------------------------------------------- wiring
