@@ -3,27 +3,35 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
 
 .PHONY: run test test-quick bench docs clean chromium
 
-$(STAMP): pyproject.toml constraints.txt
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+# the main job needs the training extra only; the tests need everything (dev)
+$(RUN_STAMP): pyproject.toml constraints.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[train]'
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml constraints.txt | $(BIN)/python
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(RUN_STAMP)
 
 ## run: the main job: train a small agent (configs/train/quick.yaml, about two minutes), export it, evaluate it, print a table
 ##      and the commands to evaluate it against the baselines and play against it (uno-env train prints them)
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/uno-env train --config configs/train/quick.yaml --fresh
 
-## test: the whole test suite on both cores
+## test: the whole test suite on both cores (the 15 slowest tests listed at the end)
 test: $(STAMP) chromium
-	$(BIN)/python -m pytest -n 2 --dist worksteal -q
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q --durations=15
 
-## test-quick: everything but the long invariant simulations (about 4 minutes)
-test-quick: $(STAMP) chromium
-	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow"
+## test-quick: everything not marked slow (no training, Ray, browser or long simulations)
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" --durations=15
 
 ## chromium: Debian's browser for the browser tests (tests/test_serve_browser.py); Playwright's own download is not used
 chromium:
@@ -36,7 +44,7 @@ bench: $(STAMP)
 	$(BIN)/uno-env bench env
 
 ## docs: the documentation site into site/ (mkdocs build --strict: any warning, a broken link or
-##       a missing API reference among them, fails the build); open site/index.html
+##       a missing API reference among them, fails the build); read it served: cd site && python -m http.server
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 

@@ -6,6 +6,8 @@ import pytest
 from train.benchmark import throughput as bench
 from uno_env import Game, load_scenario
 
+pytestmark = pytest.mark.slow  # times training and the engine: left out of make test-quick
+
 
 def _choose(game, legal, policy="matched"):
     return bench.chooser(game, policy, bench.UniformPicker(0))(legal)

@@ -22,6 +22,8 @@ from train.cli import main
 from train.config import TrainConfig
 from train.errors import UsageError
 
+pytestmark = pytest.mark.slow  # trains under the sample-budget protocol: left out of make test-quick
+
 # a tiny native PPO: 2,048 decisions take a few seconds
 TINY = dict(algo="ppo", variant="classic", num_players=2, seed=99, total_timesteps=50, time_limit_minutes=3.0,
             gamma=1.0, num_games=16, n_steps=16, batch_size=256, n_epochs=2, net_arch=[16], snapshot_every=1024,

@@ -14,6 +14,8 @@ from train.config import ConfigError, TrainConfig
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 
+pytestmark = pytest.mark.slow  # labels games by search and trains: left out of make test-quick
+
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=1_000, num_games=16, n_steps=32, batch_size=256,
             net_arch=[64, 64], eval_every=100_000, eval_games=4, run_name="distilled",
             opponents={"heuristic": 1.0}, teacher="ismcts:iterations=20", teacher_games=2 * distill.CHUNK_GAMES,

@@ -42,6 +42,24 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     api = (tmp_path / "site" / "api" / "engine" / "index.html").read_text(encoding="utf-8")
     assert "legal_action_mask" in api  # the reference is generated from the code, not empty
+    missing = missing_local_targets(tmp_path / "site")
+    assert not missing, missing
+
+
+def missing_local_targets(site: pathlib.Path) -> list[str]:
+    """Every image or link of the built site to a local file the site does not hold (excluded or absent).
+
+    MkDocs reports such a target only at INFO level, so the strict build alone does not catch it."""
+    target = re.compile(r'(?:src|href)="(?![a-zA-Z][a-zA-Z0-9+.-]*:)([^"#?]+)')
+    missing = []
+    for page in site.rglob("*.html"):
+        for ref in target.findall(page.read_text(encoding="utf-8")):
+            if ref.startswith("/") or ref.startswith("//"):
+                continue
+            path = (page.parent / ref).resolve()
+            if not (path.is_file() or (path / "index.html").is_file()):
+                missing.append(f"{page.relative_to(site)} -> {ref}")
+    return sorted(set(missing))
 
 
 def test_a_broken_link_or_anchor_fails_the_build(tmp_path):

@@ -1,5 +1,5 @@
-"""The third-party examples in examples/ run on a tiny budget, respect the masks, and the docs' claims
-about generic RL tooling (docs/environments.md, "Using generic RL libraries") hold."""
+"""The example in examples/ and the measurement tools in docs/results/tools/ run on a tiny budget and respect
+the masks, and the docs' claims about generic RL tooling (docs/environments.md, "Using generic RL libraries") hold."""
 from __future__ import annotations
 
 import importlib.util
@@ -16,12 +16,16 @@ from gymnasium.vector import SyncVectorEnv
 import uno_env
 from uno_env.gym_env import UnoEnv
 
+pytestmark = pytest.mark.slow  # trains the example agents: left out of make test-quick
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+TOOLS = ROOT / "docs" / "results" / "tools"  # the measurement tools behind docs/results/agents-history.md
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"examples_{name}", EXAMPLES / f"{name}.py")
+    folder = TOOLS if (TOOLS / f"{name}.py").exists() else EXAMPLES
+    spec = importlib.util.spec_from_file_location(f"examples_{name}", folder / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -60,43 +64,6 @@ def test_cleanrl_ppo_spends_exactly_its_budget_and_only_takes_legal_actions(monk
     assert len(train_resets) == 2 + result["autoreset_steps"]
     assert result["train_games"] - 2 <= result["autoreset_steps"] <= result["train_games"]
 
-
-_TIANSHOU_DRIVER = """
-import json, sys
-sys.path.insert(0, "examples")
-from uno_env.aec_env import StandardWrapper
-steps = {"legal": 0, "illegal": 0, "agents": set()}
-step = StandardWrapper.step
-def checked(self, action):
-    if action is not None:
-        steps["legal" if int(action) in self._raw.legal_ids() else "illegal"] += 1
-        steps["agents"].add(self._raw.agent_selection)
-    return step(self, action)
-StandardWrapper.step = checked
-from tianshou_dqn import main
-result = main(sys.argv[1:])
-print(json.dumps(dict(result, legal=steps["legal"], illegal=steps["illegal"], agents=sorted(steps["agents"]))))
-"""
-
-
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="Tianshou 2.x, the first for Gymnasium 1.x, needs Python 3.11+")
-def test_tianshou_dqn_spends_exactly_its_budget_and_only_takes_legal_actions():
-    # a subprocess so that Numba (Tianshou's replay-buffer helpers) can be told not to compile:
-    # compiling them costs more than this whole tiny run
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    out = subprocess.run([sys.executable, "-c", _TIANSHOU_DRIVER, "--steps", "64", "--epochs", "2", "--collect", "16",
-                          "--envs", "2", "--eval-episodes", "1"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
-    lines = out.stdout.strip().splitlines()
-    result = json.loads(lines[-1])
-    assert any("win rate" in line for line in lines[:-1])
-    assert isinstance(result["win_rate"], float) and 0.0 <= result["win_rate"] <= 1.0
-    assert result["eval_episodes"] == 1 and result["wins"] in (0, 1)
-    assert result["train_steps"] == 64
-    assert result["illegal"] == 0 and result["legal"] > 64  # training plus one whole evaluation game
-    assert result["agents"] == ["player_0", "player_1"]  # the learner and the random opponent both acted
-    assert "Illegal move" not in out.stderr
 
 
 def test_vector_autoreset_gives_the_finished_games_mask_then_ignores_one_action():

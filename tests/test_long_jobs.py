@@ -29,6 +29,8 @@ from train.evaluation.report import _unique_names
 from train.evaluation.tournament import STREAM_FILE, TournamentError, run_tournament
 from uno_env import Game, RuleSet
 
+pytestmark = pytest.mark.slow  # trains and interrupts long jobs: left out of make test-quick
+
 PROGRESS_LINE = re.compile(r"^train: ([\d,]+)/([\d,]+) steps \(\d+\.\d%\) [\d,.]+ samples/s, (eta|done in|stopped)",
                            re.M)
 

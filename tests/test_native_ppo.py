@@ -13,6 +13,8 @@ from train.evaluation.stats import head_to_head
 from uno_env import Game
 from uno_env.vector import VectorGames
 
+pytestmark = pytest.mark.slow  # trains native PPO runs: left out of make test-quick
+
 #: The earlier SB3 agent shipped as pretrained:attack-2p, kept as the example of observation layout 1.
 SB3_ATTACK_2P = os.path.join(os.path.dirname(__file__), "data", "sb3-attack-2p")
 

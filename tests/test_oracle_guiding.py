@@ -15,6 +15,8 @@ from train.network import build_network
 from train.privileged import PrivilegedEncoder
 from uno_env import Game
 
+pytestmark = pytest.mark.slow  # trains PPO runs: left out of make test-quick
+
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=3_000, num_games=16, n_steps=32, batch_size=256, n_epochs=2,
             net_arch=[32, 32], snapshot_every=100_000, eval_every=100_000, eval_games=4, run_name="run",
             num_players=4)

@@ -15,6 +15,8 @@ from train.config import ConfigError, TrainConfig
 from uno_env import Game
 from uno_env.vector import VectorGames
 
+pytestmark = pytest.mark.slow  # trains with a second update process: left out of make test-quick
+
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=1, num_games=32, n_steps=32, batch_size=256, n_epochs=2,
             net_arch=[32, 32], snapshot_every=100_000, eval_every=100_000, eval_games=2, run_name="run")
 

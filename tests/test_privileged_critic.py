@@ -12,6 +12,8 @@ from train.config import ConfigError, TrainConfig
 from train.privileged import PEEK, PrivilegedEncoder
 from uno_env import Game
 
+pytestmark = pytest.mark.slow  # trains PPO runs: left out of make test-quick
+
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=3_000, num_games=16, n_steps=32, batch_size=256, n_epochs=2,
             net_arch=[32, 32], snapshot_every=100_000, eval_every=100_000, eval_games=4, run_name="run")
 

@@ -21,6 +21,8 @@ from train.evaluation import tournament, worker
 from train.scaleout import require_ray
 from uno_env import Game, RuleSet
 
+pytestmark = pytest.mark.slow  # starts Ray: left out of make test-quick
+
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -14,6 +14,8 @@ from train.sb3_ppo import train
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 
+pytestmark = pytest.mark.slow  # trains PPO runs (native and SB3): left out of make test-quick
+
 
 def _tiny(tmp_path, **kw) -> TrainConfig:
     base = dict(total_timesteps=512, n_envs=2, n_steps=128, batch_size=128, n_epochs=1, net_arch=[32, 32],

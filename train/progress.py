@@ -38,6 +38,13 @@ def format_duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
+def _has_tqdm() -> bool:
+    """Whether tqdm (the bar drawn on a terminal; in the train extra) is installed; without it, progress is lines."""
+    import importlib.util
+
+    return importlib.util.find_spec("tqdm") is not None
+
+
 def _isatty(stream) -> bool:
     try:
         return bool(stream.isatty())
@@ -63,7 +70,7 @@ class Progress:
         self.start = self.last = clock()
         self.closed = False
         self.bar = None
-        self.lines = enabled and not _isatty(self.stream)
+        self.lines = enabled and (not _isatty(self.stream) or not _has_tqdm())
         if enabled and not self.lines:
             from tqdm import tqdm
 

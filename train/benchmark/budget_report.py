@@ -14,6 +14,7 @@ import math
 import os
 
 from .. import atomic
+from ..plots import pyplot
 
 RESULTS_FORMAT = "uno-env-budget-results"
 RESULTS_VERSION = 1
@@ -81,15 +82,6 @@ def curve_csv(results: dict) -> str:
     return buf.getvalue()
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _draw(ax, results: dict, label: str, seeds_faintly: bool) -> None:
     """One run on ``ax``: the mean score against decisions, its t-interval band, budgets marked."""
     points = results["points"]
@@ -128,17 +120,23 @@ def _label(results: dict) -> str:
     return f"{os.path.basename(results['config_file'])} ({results['algo']})"
 
 
-def plot_curve(results: dict, path: str) -> str:
-    """Mean score across seeds against decisions, with the t-interval band and each seed faintly; budgets marked."""
-    plt = _pyplot()
+def plot_curve(results: dict, path: str) -> str | None:
+    """Mean score across seeds against decisions, with the t-interval band and each seed faintly; budgets marked
+    (None, nothing written, without matplotlib)."""
+    plt = pyplot(path)
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(7, 4))
     _draw(ax, results, f"mean of {len(results['seeds'])} seeds", seeds_faintly=True)
     return _save(fig, ax, plt, f"{_label(results)} on {results['suite']}: {', '.join(results['tasks'])}", path)
 
 
-def plot_curves(runs: list[dict], path: str) -> str:
-    """Several runs' learning curves on one set of axes (the leaderboard's figure): mean, band, budgets marked."""
-    plt = _pyplot()
+def plot_curves(runs: list[dict], path: str) -> str | None:
+    """Several runs' learning curves on one set of axes (the leaderboard's figure): mean, band, budgets marked
+    (None, nothing written, without matplotlib)."""
+    plt = pyplot(path)
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(7, 4))
     for results in runs:
         _draw(ax, results, f"{_label(results)}: {', '.join(results['tasks'])}, {len(results['seeds'])} seeds"
@@ -183,8 +181,7 @@ def write(results: dict, out_dir: str) -> list[str]:
     atomic.write_json(paths[0], results, indent=2)
     atomic.write_text(paths[1], markdown(results))
     atomic.write_text(paths[2], curve_csv(results))
-    plot_curve(results, paths[3])
-    return paths
+    return paths if plot_curve(results, paths[3]) else paths[:3]
 
 
 def leaderboard_section(runs: list[dict], curves_image: str | None = None) -> list[str]:

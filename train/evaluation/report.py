@@ -13,6 +13,7 @@ import agents
 from uno_env import RuleSet
 
 from .. import atomic
+from ..plots import pyplot
 from .stats import wilson_interval
 
 
@@ -87,8 +88,7 @@ def write_outputs(summary: dict, out_dir: str) -> list[str]:
     paths = [os.path.join(out_dir, f) for f in ("results.json", "results.md", "ratings.png")]
     atomic.write_json(paths[0], summary, indent=2)
     atomic.write_text(paths[1], markdown(summary))
-    _plot(summary, paths[2])
-    return paths
+    return paths if _plot(summary, paths[2]) else paths[:2]
 
 
 def markdown(summary: dict) -> str:
@@ -113,12 +113,11 @@ def markdown(summary: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _plot(summary: dict, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _plot(summary: dict, path: str) -> bool:
+    """The ratings figure at ``path``; False (nothing written) without matplotlib."""
+    plt = pyplot(os.path.basename(path))
+    if plt is None:
+        return False
     rows = sorted(summary["agents"], key=lambda a: a["rating"]["mu"])
     fig, ax = plt.subplots(figsize=(7, 0.6 * len(rows) + 1.5))
     ax.errorbar([a["rating"]["mu"] for a in rows], range(len(rows)),
@@ -131,3 +130,4 @@ def _plot(summary: dict, path: str) -> None:
     with atomic.atomic_open(path, "wb") as fh:
         fig.savefig(fh, format="png", dpi=100)
     plt.close(fig)
+    return True

@@ -10,6 +10,7 @@ is offered only to some seats: who decides depends on hidden cards), only whose 
 from __future__ import annotations
 
 from uno_env import Game
+from uno_env.cards import Effect
 from uno_env.records import outcome_of
 
 from ..play.demo import colour_text, outcome_line
@@ -29,13 +30,40 @@ PROMPTS = {"TURN": "your turn: play a highlighted card or draw", "CHOOSE_COLOUR"
            "OPTIMUS_PLACE": "place a card under Optimus, or stop"}
 
 
+#: What the page prints on a card of each effect (a number card shows its own label); words in the card's tooltip.
+FACES = {Effect.SKIP: ("⊘", "skip"), Effect.REVERSE: ("⇄", "reverse"), Effect.DRAW_TWO: ("+2", "draw two"),
+         Effect.WILD: ("★", "wild"), Effect.WILD_DRAW_FOUR: ("★+4", "wild draw four"),
+         Effect.FLEX_SKIP: ("⊘", "flex skip"), Effect.FLEX_REVERSE: ("⇄", "flex reverse"),
+         Effect.FLEX_DRAW_TWO: ("+2", "flex draw two"), Effect.WILD_ALL_FLIP: ("★↻", "wild all flip"),
+         Effect.WILD_TARGET_DRAW_TWO: ("★+2→", "wild targeted draw two"),
+         Effect.WILD_ALL_DRAW: ("★+all", "wild all draw"), Effect.DRAW_ONE: ("+1", "draw one"),
+         Effect.DRAW_FIVE: ("+5", "draw five"), Effect.SKIP_EVERYONE: ("⊘⊘", "skip everyone"),
+         Effect.FLIP: ("FLIP", "flip"), Effect.OPTIMUS: ("★OPT", "Optimus"), Effect.WILD_DRAW_TWO: ("★+2", "wild draw two"),
+         Effect.MEGATRON: ("★MEG", "Megatron"), Effect.WILD_DRAW_COLOUR: ("★+C", "wild draw colour"),
+         Effect.DISCARD_ALL: ("DA", "discard all"), Effect.HIT_ONE: ("H1", "hit 1"), Effect.HIT_TWO: ("H2", "hit 2"),
+         Effect.WILD_ATTACK: ("★ATK", "wild attack")}
+
+
 def card_json(game: Game, kind: int) -> dict:
-    """A card as the page draws it: its name and its colour letter(s) (``W`` for a wild)."""
+    """A card as the page draws it: its name, colour letter(s) (``W`` for a wild), the face printed on it
+    (a symbol for an action card) and its meaning in words (the card's tooltip)."""
     name = game.card_name(kind)
     sides = game.deck.side_colours
     colours = (sides[1] if name.startswith("D:") else sides[0]) if sides else game.deck.colours
     colour = "W" if game.is_wild[kind] else colours[game.colour_of[kind]]
-    return {"name": name, "colour": colour}
+    effect = game.effect_of[kind]
+    bare = name.split(":", 1)[-1]  # Flip's side prefix
+    if colour != "W" and bare.startswith(colour):
+        bare = bare[len(colour):]
+    bare = bare.lstrip("-")
+    face, words = FACES.get(effect, (bare, f"number {bare}"))
+    colour_word = "wild" if colour == "W" else COLOUR_WORDS.get(colour, colour)
+    title = f"{name}: {words}" if colour == "W" else f"{name}: {colour_word} {words}"
+    return {"name": name, "colour": colour, "face": face, "title": title}
+
+
+COLOUR_WORDS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue", "Pk": "pink", "Tl": "teal", "Or": "orange",
+                "Pu": "purple"}
 
 
 def hand_json(game: Game, state, seat: int) -> list[dict]:

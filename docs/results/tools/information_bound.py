@@ -12,8 +12,8 @@ Not agents to play with: each sees what a player cannot, to measure what limits 
 
 Use them wherever an agent spec is accepted, with the repository on ``PYTHONPATH``::
 
-    PYTHONPATH=. uno-env eval --variant classic --players 4 --games 1008 --seed 500000 \\
-        --agents examples.information_bound:sees_all heuristic heuristic heuristic
+    PYTHONPATH=docs/results/tools uno-env eval --variant classic --players 4 --games 1008 --seed 500000 \\
+        --agents information_bound:sees_all heuristic heuristic heuristic
 
 Seeing every hand needs one-sided cards (not Flip, whose backs are a second secret).
 
@@ -23,9 +23,9 @@ And one fair search with a learned belief, to measure how much of that value the
   hands of heuristic-only games from the deciding seat's observation (``Game.sample_hidden``'s
   ``kind_weights``). Fit one, then play it (the file is read from ``UNO_BELIEF``)::
 
-    python examples/information_bound.py fit-belief --games 20000 --out runs/belief-classic-4p.pt
-    UNO_BELIEF=runs/belief-classic-4p.pt PYTHONPATH=. uno-env eval --variant classic --players 4 \\
-        --games 1008 --seed 500000 --agents examples.information_bound:belief heuristic heuristic heuristic
+    python docs/results/tools/information_bound.py fit-belief --games 20000 --out runs/belief-classic-4p.pt
+    UNO_BELIEF=runs/belief-classic-4p.pt PYTHONPATH=docs/results/tools uno-env eval --variant classic --players 4 \\
+        --games 1008 --seed 500000 --agents information_bound:belief heuristic heuristic heuristic
 """
 from __future__ import annotations
 
@@ -185,7 +185,7 @@ class BeliefSearch(ISMCTSAgent):
         self.net = belief_net(game)
         path = belief_file or os.environ.get("UNO_BELIEF", "")
         if not os.path.isfile(path):
-            raise ValueError(f"belief file {path!r} not found: fit one with `python examples/information_bound.py "
+            raise ValueError(f"belief file {path!r} not found: fit one with `python docs/results/tools/information_bound.py "
                              "fit-belief --out FILE` and pass it (UNO_BELIEF=FILE)")
         self.net.load_state_dict(torch.load(path, weights_only=True))  # tensors only: no code is unpickled
         self.net.eval()

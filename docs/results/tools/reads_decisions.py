@@ -26,7 +26,7 @@ plays its own games: the same deals, seats and agent seeds as ``uno-env eval --v
 
     uno-env eval --variant classic --players 4 --games 1008 --seed 500000 \\
         --agents ismcts heuristic heuristic heuristic --out runs/ev-ismcts
-    python examples/reads_decisions.py --games 1008 --seed 500000 --out runs/reads-decisions.jsonl \\
+    python docs/results/tools/reads_decisions.py --games 1008 --seed 500000 --out runs/reads-decisions.jsonl \\
         --compare runs/ev-ismcts/games-played.jsonl
 """
 from __future__ import annotations

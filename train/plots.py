@@ -1,0 +1,23 @@
+"""Figures are optional: matplotlib comes with the ``plots`` extra (and ``train``, ``dev``), not the plain install.
+
+Every figure the commands write goes through ``pyplot()``; without matplotlib the command still writes its
+tables and says which figure it left out and what to install.
+"""
+from __future__ import annotations
+
+import sys
+
+INSTALL_HINT = "pip install 'uno-env[plots]'"
+
+
+def pyplot(figure: str):
+    """matplotlib's pyplot on the file-only Agg backend, or None (with a note on stderr naming ``figure``)."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"note: {figure} not drawn: matplotlib is not installed ({INSTALL_HINT})", file=sys.stderr)
+        return None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
