@@ -33,7 +33,7 @@ test: $(STAMP) chromium
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q -m "not slow" --durations=15
 
-## chromium: Debian's browser for the browser tests (tests/test_serve_browser.py); Playwright's own download is not used
+## chromium: Debian's browser for the browser tests (tests/apps/test_serve_browser.py); Playwright's own download is not used
 chromium:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 

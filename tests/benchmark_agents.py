@@ -1,4 +1,4 @@
-"""Agents reachable as ``module:callable`` specs for tests/test_benchmark_suite.py (``benchmark_agents:...``)."""
+"""Agents reachable as ``module:callable`` specs for tests/apps/test_benchmark_suite.py (``benchmark_agents:...``)."""
 from __future__ import annotations
 
 import numpy as np

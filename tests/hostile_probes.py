@@ -5,7 +5,7 @@ how long the server takes to answer another client while a probe runs.
 
 Each probe runs in a fresh Python process: it imports what the probe needs, reads its own CPU time and peak
 resident memory, runs the probe once, and reads both again; the differences are the probe's cost. A
-measurement tool, not a test: the tests (tests/test_hostile_*.py, tests/test_serve_hardening.py) assert the
+measurement tool, not a test: the tests (tests/*/test_hostile_*.py, tests/apps/test_serve_hardening.py) assert the
 refusals themselves, under a memory limit, without timings.
 """
 from __future__ import annotations

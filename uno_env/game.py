@@ -21,6 +21,7 @@ from . import turn
 from .actions import AbsoluteTarget, ActionLayout
 from .cards import Effect, load_deck, load_deck_file
 from .errors import ActionParseError, IllegalActionError, RuleError
+from .hooks import TURN_HOOK_NAMES, TurnHooks
 from .rules import RuleSet
 from .state import Phase, State
 from .variants import get_variant
@@ -119,9 +120,6 @@ class Game:
                             f"{', '.join(missing)}; allowed effects: "
                             f"{', '.join(Effect(e).name.lower() for e in v.effects)}")
         self.can_respond_with = v.can_respond_with
-        self.draw_cards = turn.draw_cards
-        self.draw_one = turn.draw_one
-        self.wild_counts_as_match = v.wild_counts_as_match
         self.challenge_fail_extra = v.challenge_fail_extra
         self.uno_mode = o["uno_call"]
         self.uno_asks = self.uno_mode in ("decide", "explicit")
@@ -144,25 +142,14 @@ class Game:
         self.multi_any_subset = o.get("multi_play_subset") == "any_subset"
         self.madness = o.get("madness", "off") == "on"
         self.madness_free = o.get("madness_colour_rule") == "free"
-        # hooks a variant's ``configure`` may set
-        self.after_effect = None              # (g, s, p, kind) after a card's effect (Flex power updates)
-        self.flex_target_kinds = frozenset()  # kinds whose FLEX play asks for a target
-        self.flexable_counts = False          # held flex cards count for the restricted-wild test
-        self.flex_turn_plays = None           # (g, s, p) -> ascending FLEX-mode play ids legal for seat p now
-        self.self_target = False
-        self.wild_steps = turn.wild_steps     # (g, s, p, kind) -> agenda steps a wild asks for
-        self.agenda_steps = turn.STEPS        # agenda step handlers (a variant appends its own)
-        self.colour_steps = frozenset((turn.COLOUR,))  # agenda steps that lead to a colour declaration
-        self.physical = None                  # Flip: tracker of the two-sided physical cards
-        self.early_call_kinds = frozenset()   # kinds whose UNO call is asked before their effect (Flip's duels)
-        self.on_turn_start = None             # (g, s) at the start of every turn (Attack: launcher reload)
         self._recent = None                   # the state this game built or stepped last (strings without a state)
-        self.draw_action = None               # (g, s, p) replaces the TURN draw (Attack: one press, turn over)
-        self.until_wild_satisfies = False     # a drawn wild ends a draw-until-colour (Flip option)
-        self.extra_handlers = {}              # Phase -> handler(g, s, action, legal) of a variant's own phases
-        self.extra_legal = {}                 # Phase -> (g, s) -> legal actions of a variant's own phases
-        if v.configure is not None:
-            v.configure(self, o)
+        # the variant's changes to the turn machine, all listed in uno_env/hooks.py; copied onto the game,
+        # where the hot path reads them
+        self.hooks = hooks = v.configure(self, o) if v.configure is not None else TurnHooks()
+        for name in TURN_HOOK_NAMES:
+            setattr(self, name, getattr(hooks, name))
+        if hooks.wild_counts_as_match is None:
+            self.wild_counts_as_match = v.wild_counts_as_match
         # TURN plays are just the held cards matching the top: no strict restricted wilds, no FLEX plays
         self._plain_turns = self.bluffing and self.flex_turn_plays is None
 

@@ -21,6 +21,7 @@ from ..errors import SpecError, short_repr
 from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
+from ..hooks import TurnHooks
 from .registry import VariantDef, register
 
 def _probs_problem(value) -> str | None:
@@ -283,19 +284,16 @@ def start_round(g, s) -> None:
     s.agenda.append(turn.start_turn_step(first))
 
 
-def configure(g, o) -> None:
-    """Attack's launcher, hooks and option flags on the Game."""
+def configure(g, o) -> TurnHooks:
+    """Attack's launcher and option flags on the Game; its hooks into the turn machine."""
     g.launcher = Launcher(o)
-    g.draw_cards = press_times
-    g.draw_action = press_action
-    g.on_turn_start = reload_if_empty
-    g.wild_steps = wild_steps
-    g.self_target = o["attack.allow_self_target"]
     g.empty_press_progress = o["attack.empty_press_progress"]
     g.wild_attack_resume = o["attack.wild_attack_resume"]
     g.mass_hit_after_first = o["attack.mass_hit_resume"] == "after_first_hitter"
     g.reverse_starter_right = o["attack.starter_reverse_first"] == "dealer_right"
     g.attack_kinds = frozenset(k for k in range(g.num_kinds) if g.effect_of[k] == Effect.WILD_ATTACK)
+    return TurnHooks(draw_cards=press_times, draw_action=press_action, on_turn_start=reload_if_empty,
+                     wild_steps=wild_steps, self_target=o["attack.allow_self_target"])
 
 
 # --------------------------------------------------------------------------- observation and specs

@@ -15,6 +15,7 @@ from ..cards import Effect
 from ..options import COMMON_OPTIONS, Option
 from ..errors import SpecError, short_repr
 from .. import turn
+from ..hooks import TurnHooks
 from .registry import VariantDef, register
 from ..state import Phase
 
@@ -166,13 +167,10 @@ def _flex_playable_on(g, requires_match: bool) -> tuple:
         for top in range(deck.num_kinds))
 
 
-def configure(g, o) -> None:
-    """Flex's tables and option flags on the Game."""
+def configure(g, o) -> TurnHooks:
+    """Flex's tables on the Game; its hooks into the turn machine."""
     deck = g.deck
-    g.wild_counts_as_match = o["flex.wild_counts_as_match"]
-    g.flexable_counts = o["flex.wd4_counts_flexable_cards"]
     g.flex_w4f_restricted = o["flex.flex_w4f_restricted"]
-    g.self_target = o["flex.allow_self_target"]
     g.flip_icon_of = deck.flip_icon_of
     g.kinds_of_flex_colour = deck.kinds_of_flex_colour
     g.flex_playable_on = _flex_playable_on(g, o["flex.flex_requires_flex_colour_match"])
@@ -180,9 +178,10 @@ def configure(g, o) -> None:
     # a FLEX W4F keeps CORE-16's restriction only with flex_w4f_restricted (AMB-A7), enforced only without bluffing
     g.flex_restricted_kinds = frozenset(k for k in g.flex_wild_kinds if g.flex_w4f_restricted and not g.bluffing
                                         and deck.effect_of[k] == Effect.WILD_DRAW_FOUR)
-    g.flex_target_kinds = frozenset(k for k in range(deck.num_kinds) if deck.effect_of[k] in TARGETED)
-    g.flex_turn_plays = flex_turn_plays
-    g.after_effect = power_updates
+    return TurnHooks(wild_counts_as_match=o["flex.wild_counts_as_match"],
+                     flexable_counts=o["flex.wd4_counts_flexable_cards"], self_target=o["flex.allow_self_target"],
+                     flex_target_kinds=frozenset(k for k in range(deck.num_kinds) if deck.effect_of[k] in TARGETED),
+                     flex_turn_plays=flex_turn_plays, after_effect=power_updates)
 
 
 # --------------------------------------------------------------------------- rules hooks

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections import Counter
 from math import gcd
+from types import MappingProxyType
 
 from ..cards import Effect
 from ..errors import SpecError, short_repr
 from ..options import COMMON_OPTIONS, Option
 from ..state import Phase
 from .. import turn
+from ..hooks import TurnHooks
 from .registry import VariantDef, register
 
 FLIP_OPTIONS: tuple[Option, ...] = (
@@ -370,29 +372,26 @@ def can_respond_with(g, s, pen, kind: int) -> bool:
     return False
 
 
-def configure(g, o) -> None:
-    """Flip's tables, hooks and option flags on the Game."""
-    g.physical = FlipCards(g, o["flip.pairing"] == "fixed")
-    g.draw_one = draw_one
-    g.draw_cards = draw_cards
-    g.wild_steps = wild_steps
-    g.agenda_steps = turn.STEPS + (_duel, _optimus_place)
-    g.colour_steps = frozenset((turn.COLOUR, DUEL))  # a duel ends in its winner's colour declaration
-    g.extra_handlers = {Phase.OPTIMUS_PLACE: on_optimus_place}
-    g.extra_legal = {Phase.OPTIMUS_PLACE: optimus_place_legal}
-    g.wild_counts_as_match = o["flip.wild_counts_as_match"]
-    g.until_wild_satisfies = o["flip.wdc_wild_satisfies"]
+def configure(g, o) -> TurnHooks:
+    """Flip's tables and option flags on the Game; its hooks into the turn machine."""
     g.megatron_missing_loses = o["flip.megatron_no_number"] == "counts_as_lowest"
     g.optimus_place_requires_match = o["flip.optimus_place_requires_match"]
     g.last_card_flip_resolves = o["flip.last_card_flip_resolves"]
     deck = g.deck
-    g.duel_kinds = g.early_call_kinds = frozenset(k for k in range(deck.num_kinds)
-                                                  if deck.effect_of[k] in DUEL_WILDS)
+    g.duel_kinds = frozenset(k for k in range(deck.num_kinds) if deck.effect_of[k] in DUEL_WILDS)
     g.number_kinds = tuple(k for k in range(deck.num_kinds) if deck.effect_of[k] == Effect.NUMBER)
     g.number_value = _number_values(deck)
     first_d = deck.side_of.index(1)
     g.faces_per_side = first_d
     g.face_index = tuple(k - first_d if deck.side_of[k] else k for k in range(deck.num_kinds))
+    physical = FlipCards(g, o["flip.pairing"] == "fixed")
+    return TurnHooks(physical=physical, draw_one=draw_one, draw_cards=draw_cards, wild_steps=wild_steps,
+                     agenda_steps=turn.STEPS + (_duel, _optimus_place),
+                     colour_steps=frozenset((turn.COLOUR, DUEL)),  # a duel ends in its winner's colour declaration
+                     extra_handlers=MappingProxyType({Phase.OPTIMUS_PLACE: on_optimus_place}),
+                     extra_legal=MappingProxyType({Phase.OPTIMUS_PLACE: optimus_place_legal}),
+                     wild_counts_as_match=o["flip.wild_counts_as_match"],
+                     until_wild_satisfies=o["flip.wdc_wild_satisfies"], early_call_kinds=g.duel_kinds)
 
 
 # --------------------------------------------------------------------------- observation

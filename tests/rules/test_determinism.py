@@ -48,7 +48,7 @@ def test_flip_pairing_comes_from_the_seed_or_the_fixed_table():
 
 
 def test_same_trajectory_in_a_fresh_process():
-    code = ("import sys; sys.path.insert(0, 'tests'); from test_determinism import trajectory_digest; "
+    code = ("import sys; sys.path.insert(0, 'tests/rules'); from test_determinism import trajectory_digest; "
             "print(trajectory_digest('alphabet', 3, 11))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONHASHSEED": "123", "PATH": ""}, cwd=".")

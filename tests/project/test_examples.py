@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -15,10 +12,10 @@ from gymnasium.vector import SyncVectorEnv
 
 import uno_env
 from uno_env.gym_env import UnoEnv
+from paths import ROOT  # tests/paths.py
 
 pytestmark = pytest.mark.slow  # trains the example agents: left out of make test-quick
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 TOOLS = ROOT / "docs" / "results" / "tools"  # the measurement tools behind docs/results/agents-history.md
 

@@ -13,31 +13,9 @@ import uno_env
 from uno_env import Game
 from uno_env.errors import RuleError, SpecError
 
+from flex_table import build, legal, run, sizes  # the shared Flex helpers (tests/flex_table.py)
+
 T, F = True, False
-
-
-def build(hands, discard, **spec):
-    """A TURN state from a scenario spec (README "Scenario specs"); keyword arguments are spec keys (power, colour,
-    draw_pile, options, direction, start, dealer, ...)."""
-    spec = {"variant": "flex", "players": len(hands), "hands": hands, "seed": 0, **spec}
-    if discard:
-        spec["discard"] = list(discard)
-    game = Game.from_spec(spec)
-    return game, game.state_from_spec(spec)
-
-
-def legal(game, state):
-    return set(game.legal_action_strings(state))
-
-
-def run(game, state, *actions):
-    for action in actions:
-        game.step(state, action)
-    return game.to_spec(state)
-
-
-def sizes(spec):
-    return [len(h) for h in spec["hands"]]
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import uno_env
 from uno_env import VARIANTS
 from uno_env.errors import IllegalActionError
 from uno_env.vector import VectorGames
+from paths import ROOT  # tests/paths.py
 
 CASES = [(v, n, {}) for v in VARIANTS for n in (2, 4)] + [
     ("classic", VARIANTS["classic"].max_players, {"stacking": "any", "jump_in": "on", "uno_call": "explicit"}),
@@ -102,10 +103,9 @@ def test_numpy_integers_are_whole_numbers_too():
 
 
 def test_the_documented_example_runs():
-    import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "environments.md").read_text(encoding="utf-8")
     block = next(b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "VectorGames" in b)
     namespace: dict = {}
     exec(block, namespace)  # noqa: S102 (the project's own docs)

@@ -15,6 +15,7 @@ from agents.policy_file import PolicyAgent, PolicyFile, PolicyFileError, load_po
 from train.evaluation.stats import head_to_head, wilson_interval
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
+from paths import DATA, ROOT  # tests/paths.py
 
 
 def test_load_builtin_specs_and_errors():
@@ -317,7 +318,7 @@ def test_shipped_native_agents_play_two_and_four_players(variant, other_variant)
 
 def test_pretrained_passes_over_an_sb3_specialist(tmp_path, monkeypatch):
     """``pretrained`` plays a native specialist of the table size; an SB3 one under that name is passed over."""
-    data = os.path.join(os.path.dirname(__file__), "data")
+    data = os.path.join(DATA)
     for ext in ("npz", "json"):
         shutil.copy(os.path.join(data, f"sb3-attack-2p.{ext}"), tmp_path / f"attack-2p.{ext}")
         shutil.copy(os.path.join(agents.PRETRAINED_DIR, f"attack.{ext}"), tmp_path / f"attack.{ext}")
@@ -352,7 +353,7 @@ def test_each_shipped_policy_records_its_config_in_configs_train(name):
     """A policy file's recorded config is ``configs/train/<name>.yaml`` (keys newer than the file: defaults)."""
     from train.config import TrainConfig
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = str(ROOT)
     with open(os.path.join(agents.PRETRAINED_DIR, f"{name}.json"), encoding="utf-8") as fh:
         recorded = json.load(fh)["config"]
     config = TrainConfig.from_yaml(os.path.join(root, "configs", "train", f"{name}.yaml")).to_dict()

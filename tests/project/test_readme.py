@@ -1,12 +1,12 @@
 """The README's Python examples run as written (so they cannot drift from the code)."""
 from __future__ import annotations
 
-import pathlib
 import re
 
 import pytest
+from paths import ROOT  # tests/paths.py
 
-README = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
 
 

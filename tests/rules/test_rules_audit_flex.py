@@ -4,7 +4,7 @@ contract (docs/engine.md).
 Every expectation is derived from the contract text (section cited in each docstring), not from the engine.
 Tests in part 1 pin the divergences the audit found (fixed: absolute targets read without a state, the UNO
 call of a placement whose effect makes its own player draw); part 2 keeps
-rules verified to hold that tests/test_flex_rules.py does not already cover.
+rules verified to hold that tests/rules/test_flex_rules.py does not already cover.
 
 Flex deck reminder (flex colour = colour + offset, R=0 Y=1 G=2 B=3): flex numbers 1,4,7 -> +1, 2,5,8 -> +2,
 3,6 -> +3; FS -> +1, FR -> +2, F+2 -> +3. Classic numbers 1-4 carry the flip icon (R4 = R4↻).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_flex_rules import run, sizes  # the Flex rule tests' helpers: step actions, read hand sizes
+from flex_table import run, sizes  # the Flex rule tests' helpers (tests/flex_table.py): step actions, hand sizes
 from uno_env import Game
 from uno_env.errors import SpecError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pathlib
 import re
 import subprocess
+from paths import ROOT  # tests/paths.py
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 
 

@@ -6,8 +6,8 @@ import os
 import pathlib
 
 import pytest
+from paths import ROOT  # tests/paths.py
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAYERS = ("uno_env", "agents", "train")  # each may import only the ones before it
 
 
@@ -98,3 +98,14 @@ def test_no_module_level_import_cycles(modules):
 
 def test_the_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_test_module_imports_another():
+    """Helpers shared by tests live in helper modules beside them (tests/*.py), never in a test module."""
+    offenders = []
+    for path in pathlib.Path(ROOT, "tests").rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{path.relative_to(ROOT)} imports {n}" for n in names if n.split(".")[0].startswith("test_")]
+    assert not offenders, offenders

@@ -16,10 +16,11 @@ from uno_env import RuleSet
 from uno_env.records import read_records, replay
 from train.serve.app import build_app
 from train.serve.session import GameSession
+from paths import ROOT  # tests/paths.py
 
 pytestmark = pytest.mark.slow  # drives a browser: left out of make test-quick
 
-SCREENSHOT = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "browser-play.png")
+SCREENSHOT = os.path.join(ROOT, "docs", "browser-play.png")
 
 
 def chromium_path() -> str:

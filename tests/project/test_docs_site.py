@@ -13,8 +13,8 @@ import sys
 
 import pytest
 import yaml
+from paths import ROOT  # tests/paths.py
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 TUTORIALS = sorted((DOCS / "tutorials").glob("*.md"))
 # pages of the site whose Python examples stand alone (each block runs by itself)

@@ -12,11 +12,12 @@ from train.config import ConfigError, TrainConfig
 from train.evaluation.stats import head_to_head
 from uno_env import Game
 from uno_env.vector import VectorGames
+from paths import DATA  # tests/paths.py
 
 pytestmark = pytest.mark.slow  # trains native PPO runs: left out of make test-quick
 
 #: The earlier SB3 agent shipped as pretrained:attack-2p, kept as the example of observation layout 1.
-SB3_ATTACK_2P = os.path.join(os.path.dirname(__file__), "data", "sb3-attack-2p")
+SB3_ATTACK_2P = os.path.join(DATA, "sb3-attack-2p")
 
 TINY = dict(algo="ppo", gamma=1.0, total_timesteps=12_000, num_games=32, n_steps=64, batch_size=256, n_epochs=4,
             net_arch=[64, 64], snapshot_every=4_000, eval_every=100_000, eval_games=20, run_name="native")

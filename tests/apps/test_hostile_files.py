@@ -17,6 +17,7 @@ from train.evaluation import tournament
 from train.evaluation.stream import STREAM_FILE
 from uno_env import Game, RuleError, RuleSet
 from uno_env.safe_yaml import MAX_YAML_BYTES, YamlFileError
+from paths import ROOT  # tests/paths.py
 
 #: Nine levels of nine-fold aliases: 389 bytes that stand for 9**9 (387 million) words once expanded.
 ALIAS_CHAIN = "[&a [x,x,x,x,x,x,x,x,x], " + ", ".join(
@@ -182,7 +183,7 @@ def test_every_yaml_reader_refuses_a_file_over_the_size_limit_and_bytes_that_are
 
 
 def test_no_module_reads_yaml_but_through_the_safe_reader():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = str(ROOT)
     offenders = []
     for folder in ("uno_env", "train", "agents"):
         for base, _, files in os.walk(os.path.join(root, folder)):

@@ -1,7 +1,7 @@
 """Audit of the UNO FLIP! Transformers rules engine against the rules contract docs/rules.md (§2.3, §4.4, §5.4, §6.4, §6.7).
 
 Every test names the docs/rules.md section it checks and builds its scenario with ``state_from_spec``; the expected
-values come from the contract text, never from the engine. These scenarios complement tests/test_flip_rules.py
+values come from the contract text, never from the engine. These scenarios complement tests/rules/test_flip_rules.py
 (no duplicates): dark-side reshuffles, penalties drawn from a turned-over draw pile, last-card draw effects on
 both sides, match play across sides, dark-side challenges and reference colours, blocked rounds, the Optimus
 played straight after a draw, and the deal / starter of a fresh game.
@@ -15,7 +15,7 @@ from collections import Counter
 
 import pytest
 
-from test_flip_rules import Table  # the Flip rule tests' table: its readers (phase, legal, hand, ...)
+from flip_table import Table  # the Flip rule tests' table (tests/flip_table.py): its readers (phase, legal, hand, ...)
 from uno_env import Game
 from uno_env.cards import Effect
 

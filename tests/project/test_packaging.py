@@ -11,8 +11,8 @@ import tomllib
 import zipfile
 
 import pytest
+from paths import ROOT  # tests/paths.py
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def test_license_is_an_spdx_expression_with_its_file():

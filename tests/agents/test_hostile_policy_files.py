@@ -20,6 +20,7 @@ from agents import policy_file
 from agents.policy_file import (MAX_LAYER_SIZE, MAX_LAYERS, MAX_METADATA_BYTES, MAX_WEIGHT_ELEMENTS, PolicyFile,
                                 PolicyFileError)
 from uno_env import Game
+from paths import DATA, ROOT  # tests/paths.py
 
 CLASSIC_LAYERS = [405, 128, 128, 65]  # the shipped classic policies' network
 
@@ -370,7 +371,7 @@ def test_every_shipped_policy_loads(name):
 
 
 def test_the_earlier_sb3_test_policy_still_loads():
-    data = os.path.join(os.path.dirname(__file__), "data", "sb3-attack-2p")
+    data = os.path.join(DATA, "sb3-attack-2p")
     policy = PolicyFile.read(data)
     assert policy.metadata["observation_layout_version"] == 1 and len(policy.weights) == 6
     policy.check_game(Game("attack", num_players=2))
@@ -382,7 +383,7 @@ def test_limits_leave_room_for_the_shipped_networks():
 
 
 def test_the_limits_are_the_documented_ones():
-    text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "training.md"), encoding="utf-8").read()
+    text = open(os.path.join(ROOT, "docs", "training.md"), encoding="utf-8").read()
     assert MAX_METADATA_BYTES == 1 << 20 and "at most 1 MiB" in text
     for number in (MAX_LAYERS, f"{MAX_LAYER_SIZE:,}", f"{MAX_WEIGHT_ELEMENTS:,}"):
         assert f" {number} " in text.replace("\n", " "), number
