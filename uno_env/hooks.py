@@ -29,7 +29,6 @@ hot path reads it, and keeps the object as ``game.hooks``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from . import turn
@@ -45,8 +44,8 @@ class TurnHooks:
     wild_steps: Callable = turn.wild_steps
     agenda_steps: tuple = turn.STEPS
     colour_steps: frozenset = frozenset((turn.COLOUR,))
-    extra_handlers: Mapping = field(default_factory=lambda: MappingProxyType({}))
-    extra_legal: Mapping = field(default_factory=lambda: MappingProxyType({}))
+    extra_handlers: Mapping = field(default_factory=dict)  # plain dicts: a Game is pickled into worker processes
+    extra_legal: Mapping = field(default_factory=dict)
     after_effect: Callable | None = None
     flex_turn_plays: Callable | None = None
     flex_target_kinds: frozenset = frozenset()

@@ -55,3 +55,15 @@ def test_every_hook_is_in_the_documented_table():
 def test_the_hooks_are_frozen():
     with pytest.raises(AttributeError):
         DEFAULT.self_target = True  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("variant", sorted(CHANGED))
+def test_a_game_with_its_hooks_pickles(variant):
+    """Worker processes (collectors, tournaments) receive the game pickled."""
+    import pickle
+
+    game = Game(variant, num_players=3)
+    again = pickle.loads(pickle.dumps(game))
+    assert again.hooks == game.hooks or variant == "flip"  # Flip's physical-card tracker compares by identity
+    state = again.new_state(0)
+    again.step(state, again.legal_actions(state)[0])

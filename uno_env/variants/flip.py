@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from math import gcd
-from types import MappingProxyType
 
 from ..cards import Effect
 from ..errors import SpecError, short_repr
@@ -388,8 +387,8 @@ def configure(g, o) -> TurnHooks:
     return TurnHooks(physical=physical, draw_one=draw_one, draw_cards=draw_cards, wild_steps=wild_steps,
                      agenda_steps=turn.STEPS + (_duel, _optimus_place),
                      colour_steps=frozenset((turn.COLOUR, DUEL)),  # a duel ends in its winner's colour declaration
-                     extra_handlers=MappingProxyType({Phase.OPTIMUS_PLACE: on_optimus_place}),
-                     extra_legal=MappingProxyType({Phase.OPTIMUS_PLACE: optimus_place_legal}),
+                     extra_handlers={Phase.OPTIMUS_PLACE: on_optimus_place},
+                     extra_legal={Phase.OPTIMUS_PLACE: optimus_place_legal},
                      wild_counts_as_match=o["flip.wild_counts_as_match"],
                      until_wild_satisfies=o["flip.wdc_wild_satisfies"], early_call_kinds=g.duel_kinds)
 
