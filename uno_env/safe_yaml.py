@@ -44,6 +44,16 @@ class _Refused(yaml.MarkedYAMLError):
     """Raised inside the loader; ``load_text`` turns it into a ``YamlFileError`` naming the file."""
 
 
+def _refuse_anchor_or_alias(event) -> None:
+    """Refuse an alias event, or any event carrying an anchor (both loaders check every node's event)."""
+    if isinstance(event, yaml.AliasEvent):
+        raise _Refused(None, None, f"an alias (*{_clip(event.anchor, 40)}) is not allowed; write the value "
+                       "out in full", event.start_mark)
+    if getattr(event, "anchor", None) is not None:
+        raise _Refused(None, None, f"an anchor (&{_clip(event.anchor, 40)}) is not allowed; write each value "
+                       "out in full", event.start_mark)
+
+
 class _BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, refusing anchors, aliases, deep nesting and very long integers."""
 
@@ -51,12 +61,7 @@ class _BoundedLoader(yaml.SafeLoader):
 
     def compose_node(self, parent, index):
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            raise _Refused(None, None, f"an alias (*{_clip(event.anchor, 40)}) is not allowed; write the value "
-                           "out in full", event.start_mark)
-        if getattr(event, "anchor", None) is not None:
-            raise _Refused(None, None, f"an anchor (&{_clip(event.anchor, 40)}) is not allowed; write each value "
-                           "out in full", event.start_mark)
+        _refuse_anchor_or_alias(event)
         if self._depth >= MAX_YAML_DEPTH:
             raise _Refused(None, None, f"lists and mappings are nested more than {MAX_YAML_DEPTH} deep",
                            event.start_mark)
@@ -90,12 +95,7 @@ def _check_events(text: str) -> None:
     """Refuse anchors, aliases and deep nesting from libyaml's event stream, before anything is composed."""
     depth = 0
     for event in yaml.parse(text, Loader=yaml.CSafeLoader):
-        if isinstance(event, yaml.AliasEvent):
-            raise _Refused(None, None, f"an alias (*{_clip(event.anchor, 40)}) is not allowed; write the value "
-                           "out in full", event.start_mark)
-        if getattr(event, "anchor", None) is not None:
-            raise _Refused(None, None, f"an anchor (&{_clip(event.anchor, 40)}) is not allowed; write each value "
-                           "out in full", event.start_mark)
+        _refuse_anchor_or_alias(event)
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_YAML_DEPTH:

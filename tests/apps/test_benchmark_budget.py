@@ -22,12 +22,12 @@ from train.cli import main
 from train.config import TrainConfig
 from train.errors import UsageError
 
+from tiny_configs import BUDGET_PPO
+
 pytestmark = pytest.mark.slow  # trains under the sample-budget protocol: left out of make test-quick
 
 # a tiny native PPO: 2,048 decisions take a few seconds
-TINY = dict(algo="ppo", variant="classic", num_players=2, seed=99, total_timesteps=50, time_limit_minutes=3.0,
-            gamma=1.0, num_games=16, n_steps=16, batch_size=256, n_epochs=2, net_arch=[16], snapshot_every=1024,
-            eval_every=10**6, eval_games=2, run_name="ignored")
+TINY = BUDGET_PPO  # tests/tiny_configs.py
 ARGS = ["--budget", "2048", "--seeds", "2", "--points", "2", "--games-per-task", "4", "--budget-games-per-task", "4",
         "--workers", "1", "--no-progress"]
 

@@ -201,4 +201,16 @@ def test_yaml_texts_give_plain_data_or_one_line(text):
     except YamlFileError as exc:
         assert "\n" not in str(exc) and len(str(exc)) <= MAX_ERROR_BYTES
     else:
-        json.dumps(data, default=str)  # plain data: mappings, lists and scalars, no object built
+        seen: set[int] = set()  # an alias would put one list or mapping in two places: none may be shared
+
+        def walk(value) -> None:
+            if isinstance(value, (list, dict)):
+                assert id(value) not in seen, "an aliased value was accepted"
+                seen.add(id(value))
+                for item in (value.values() if isinstance(value, dict) else value):
+                    walk(item)
+            else:
+                assert value is None or isinstance(value, (str, int, float, bool, bytes)) or \
+                    type(value).__module__ == "datetime", f"not plain data: {type(value)}"
+
+        walk(data)

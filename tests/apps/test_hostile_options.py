@@ -28,6 +28,8 @@ from uno_env import Game, RuleSet
 from uno_env.cards import Effect
 from uno_env.errors import SpecError
 
+from tiny_configs import BUDGET_PPO
+
 #: Characters an error line may have here: what was wrong, what is allowed, a short excerpt at most.
 SHORT = 400
 HUGE_NUMBER = "9" * 5000
@@ -65,9 +67,7 @@ def _fails_bounded(run_bounded, argv, *words, preload=("train.cli",)) -> str:
     return line
 
 
-TINY = dict(algo="ppo", variant="classic", num_players=2, seed=99, total_timesteps=50, time_limit_minutes=3.0,
-            gamma=1.0, num_games=16, n_steps=16, batch_size=256, n_epochs=2, net_arch=[16], snapshot_every=1024,
-            eval_every=10**6, eval_games=2, run_name="ignored")
+TINY = BUDGET_PPO  # tests/tiny_configs.py
 
 
 def _config(folder) -> str:

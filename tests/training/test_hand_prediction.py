@@ -14,16 +14,15 @@ from train.config import ConfigError, TrainConfig
 from train.network import build_network
 from train.privileged import PrivilegedEncoder
 from uno_env import Game
+from tiny_configs import FOUR_PLAYER_PPO, config_in  # tests/tiny_configs.py
 
 pytestmark = pytest.mark.slow  # trains PPO runs: left out of make test-quick
 
-TINY = dict(algo="ppo", gamma=1.0, total_timesteps=3_000, num_games=16, n_steps=32, batch_size=256, n_epochs=2,
-            net_arch=[32, 32], snapshot_every=100_000, eval_every=100_000, eval_games=4, run_name="run",
-            num_players=4)
+TINY = FOUR_PLAYER_PPO
 
 
 def _cfg(tmp_path, **kw) -> TrainConfig:
-    return TrainConfig.from_dict({**TINY, "out_dir": str(tmp_path / "runs"), **kw})
+    return config_in(tmp_path, TINY, **kw)
 
 
 def test_the_rows_carry_the_hidden_cards_for_the_head_and_the_critic_does_not_read_them(tmp_path):

@@ -1,0 +1,19 @@
+"""Tiny training configs the training and benchmark tests share (a helper module, not a test module)."""
+from __future__ import annotations
+
+from train.config import TrainConfig
+
+#: A four-player native PPO of a few thousand decisions (hand prediction, oracle guiding tests).
+FOUR_PLAYER_PPO = dict(algo="ppo", gamma=1.0, total_timesteps=3_000, num_games=16, n_steps=32, batch_size=256,
+                       n_epochs=2, net_arch=[32, 32], snapshot_every=100_000, eval_every=100_000, eval_games=4,
+                       run_name="run", num_players=4)
+
+#: A tiny native PPO for the sample-budget protocol: 2,048 decisions take a few seconds.
+BUDGET_PPO = dict(algo="ppo", variant="classic", num_players=2, seed=99, total_timesteps=50, time_limit_minutes=3.0,
+                  gamma=1.0, num_games=16, n_steps=16, batch_size=256, n_epochs=2, net_arch=[16], snapshot_every=1024,
+                  eval_every=10**6, eval_games=2, run_name="ignored")
+
+
+def config_in(tmp_path, base: dict, **kw) -> TrainConfig:
+    """``base`` with ``kw`` changed, writing its runs under ``tmp_path/runs``."""
+    return TrainConfig.from_dict({**base, "out_dir": str(tmp_path / "runs"), **kw})
