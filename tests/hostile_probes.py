@@ -36,19 +36,19 @@ print(json.dumps({{"cpu_s": _cpu1 - _cpu0, "extra_mb": (_rss1 - _rss0) / 1024, "
 SERVER_IMPORTS = """
 import warnings; warnings.simplefilter("ignore")
 from starlette.testclient import TestClient
-from train.serve.app import build_app
+from train.app.serve.app import build_app
 client = TestClient(build_app(), base_url="http://127.0.0.1")
 client.get("/api/config")
 """
 
 CLI_IMPORTS = """
 import contextlib, io
-import train.cli, train.command, train.evaluation.tournament, train.replay.viewer, train.play.demo
+import train.app.cli, train.app.train_command, train.evaluation.tournament, train.app.replay.viewer, train.app.play.demo
 def cli(*argv):
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         try:
-            code = train.cli.main(list(argv))
+            code = train.app.cli.main(list(argv))
         except SystemExit as exc:
             code = exc.code
     return f"exit {code}: {err.getvalue().strip()}"
@@ -136,7 +136,7 @@ def write_files(folder: str) -> dict[str, str]:
     # a record of a million lines: one short game, then 999,999 action lines of a second
     record = os.path.join(folder, "big.jsonl")
     recorded = os.path.join(folder, "recorded")
-    subprocess.run([sys.executable, "-m", "train.cli", "eval", "--agents", "random", "random", "--games", "1",
+    subprocess.run([sys.executable, "-m", "train.app.cli", "eval", "--agents", "random", "random", "--games", "1",
                     "--record", recorded, "--no-progress"], cwd=ROOT, capture_output=True, check=True)
     (name,) = [f for f in os.listdir(recorded) if f.endswith(".jsonl")]
     with open(os.path.join(recorded, name)) as fh:
@@ -147,7 +147,7 @@ def write_files(folder: str) -> dict[str, str]:
     paths["record"] = record
     # eval --resume: a row of valid JSON without its point fields
     resume = os.path.join(folder, "eval")
-    subprocess.run([sys.executable, "-m", "train.cli", "eval", "--agents", "random", "random", "--games", "4",
+    subprocess.run([sys.executable, "-m", "train.app.cli", "eval", "--agents", "random", "random", "--games", "4",
                     "--out", resume, "--no-progress"], cwd=ROOT, capture_output=True, check=True)
     played = os.path.join(resume, "games-played.jsonl")
     with open(played) as fh:
@@ -190,7 +190,7 @@ def probes(paths: dict[str, str]) -> list[tuple[str, str, str]]:
         ("7 eval --resume with a row lacking its points", CLI_IMPORTS,
          f"outcome = cli('eval', '--agents', 'random', 'random', '--games', '4', '--out', {paths['eval']!r}, "
          "'--resume', '--no-progress')"),
-        ("8 an empty native.pt (train --resume; torch imported first)", CLI_IMPORTS + "import torch, train.native_ppo\n", f"outcome = cli('train', '--resume', {paths['run']!r})"),
+        ("8 an empty native.pt (train --resume; torch imported first)", CLI_IMPORTS + "import torch, train.ppo.trainer\n", f"outcome = cli('train', '--resume', {paths['run']!r})"),
         ("8 a non-UTF-8 rules file", CLI_IMPORTS, f"outcome = cli('demo', '--rules', {paths['latin1_rules']!r})"),
         ("8 an empty rules file", CLI_IMPORTS, f"outcome = cli('demo', '--rules', {paths['empty_rules']!r})"),
         ("9 replay --game 0 of a 1M-line record", CLI_IMPORTS, f"outcome = cli('replay', {paths['record']!r}, '--game', '0')"),
@@ -215,7 +215,7 @@ def other_client_latency() -> tuple[float, float]:
     import httpx
     import uvicorn
 
-    from train.serve.app import build_app
+    from train.app.serve.app import build_app
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -13,6 +13,8 @@ import math
 
 from uno_env.errors import short_repr
 
+from train.errors import EXIT_ERROR
+
 #: Characters a number on the command line may have.
 MAX_NUMBER_CHARS = 40
 #: Largest value a whole-number or float option takes (a billion games, steps or seconds is already absurd).
@@ -77,3 +79,61 @@ def _whole_number(text: str, expected: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected {expected}; got {short_repr(text)}") from None
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Appends ``(default: ...)`` to options with a real default; keeps hand-made line breaks of texts."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:  # laid out by hand (the top-level epilog): keep it
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if not shows_default(action) or "%(default)" in text:
+            return text
+        default = format_default(action.default).replace("%", "%%")  # argparse %-formats the help later
+        return f"{text} (default: {default})"
+
+
+def shows_default(action: argparse.Action) -> bool:
+    """Whether an option's default says something: not None, not a flag's False, not an empty list."""
+    default = action.default
+    if default is None or default is argparse.SUPPRESS or action.help in (None, argparse.SUPPRESS):
+        return False
+    if action.nargs == 0:  # store_true / store_false / help: the flag's presence is the value
+        return False
+    return not (isinstance(default, (list, tuple, str)) and len(default) == 0)
+
+
+def format_default(default) -> str:
+    """A default as it would be typed on the command line (lists space-separated)."""
+    if isinstance(default, (list, tuple)):
+        return " ".join(map(str, default))
+    return str(default)
+
+
+class Parser(argparse.ArgumentParser):
+    """ArgumentParser whose help, and every sub-command's (they share the class), uses HelpFormatter."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str):
+        """Bad arguments: one line naming the command, as every other bad input (no usage block)."""
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def add_subparsers(self, **kwargs):
+        """Register the sub-commands' action, kept to name the sub-command in argument errors."""
+        self.commands = super().add_subparsers(**kwargs)
+        return self.commands
+
+    def parse_known_args(self, args=None, namespace=None):
+        """Unknown options are reported by the sub-command they were given to, not by ``uno-env``."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        commands = getattr(self, "commands", None)
+        if extras and commands is not None and getattr(namespace, "command", None) in commands.choices:
+            commands.choices[namespace.command].error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras

@@ -18,9 +18,8 @@ import zipfile
 from uno_env.errors import RuleError, short_repr
 from uno_env.safe_yaml import load_file
 
-from . import atomic
-from .config import ConfigError, TrainConfig
-
+from train import atomic
+from train.config import ConfigError, TrainConfig
 
 #: Bytes of ``eval.csv`` rewritten whole when a row is added (a few KB in a real run); beyond, rows are appended.
 MAX_EVAL_BYTES = 16 * 2**20

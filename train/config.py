@@ -9,7 +9,6 @@ from typing import Any
 from uno_env.errors import did_you_mean, short_repr
 from uno_env.safe_yaml import load_file
 
-
 #: Upper bounds of the settings that size what a run allocates (processes, games, layers, files): a
 #: mistyped ``num_games: 100000000`` is refused at once instead of exhausting the machine.
 SIZE_LIMITS = {"n_envs": 256, "num_games": 100_000, "n_steps": 100_000, "batch_size": 10_000_000,
@@ -51,7 +50,7 @@ class TrainConfig:
     """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
     answers the others (0: everything in the learner's process). One per spare core; see README."""
     overlap_update: bool = False
-    """(ppo) Run each PPO update in a second process (``train/updater.py``) while the next batch is
+    """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
     collected with the weights from before it, so the games and the update use two cores at once. The
     price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
     torch_threads: int = 0
@@ -93,7 +92,7 @@ class TrainConfig:
     """Opponent pool sampling weights per episode: built-in agent specs, and ``self`` for frozen snapshots of the learner."""
     teacher: str = ""
     """(ppo) A search agent spec (``ismcts[:options]``) to distil before PPO starts: the network first
-    learns its move preferences in ``teacher_games`` labelled games (``train/distill.py``); empty: none."""
+    learns its move preferences in ``teacher_games`` labelled games (``train/ppo/distill.py``); empty: none."""
     teacher_games: int = 2000
     """(ppo) Games the teacher plays (against the ``opponents``) to label its decisions."""
     teacher_epochs: int = 20
@@ -110,7 +109,7 @@ class TrainConfig:
     ``critic_warmup_steps``). Empty: a random initialisation (or the ``teacher``'s fit)."""
     privileged_critic: bool = False
     """(ppo) The critic also sees every other seat's hand and the next cards of the draw pile
-    (``train/privileged.py``): an asymmetric actor-critic, a less noisy baseline for the policy
+    (``train/collect/privileged.py``): an asymmetric actor-critic, a less noisy baseline for the policy
     gradient. The actor, the only part exported and played, still sees the seat's observation alone."""
     hand_prediction_coef: float = 0.0
     """(ppo) Weight of an auxiliary loss (0: off): a linear head on the actor's last hidden layer
@@ -119,7 +118,7 @@ class TrainConfig:
     is used in training only and not exported; the policy file is the same kind as without it."""
     oracle_guiding_steps: list = field(default_factory=list)
     """(ppo) ``[full_until, gone_at]`` (empty: off): oracle guiding, as in Suphx. The actor also reads
-    the hidden-card block (``train/privileged.py``) until ``full_until`` decisions of the run; from
+    the hidden-card block (``train/collect/privileged.py``) until ``full_until`` decisions of the run; from
     there each of its floats is kept with a probability that falls linearly to 0 at ``gone_at`` and
     stays 0. The exported policy drops those inputs: from ``gone_at`` on it plays exactly as trained."""
     critic_warmup_steps: int = 0
@@ -321,7 +320,7 @@ class TrainConfig:
 
     @property
     def collects_hidden_cards(self) -> bool:
-        """Whether the collected rows carry the hidden-card block (``train/privileged.py``) after the observation."""
+        """Whether the collected rows carry the hidden-card block (``train/collect/privileged.py``) after the observation."""
         return self.privileged_critic or self.hand_prediction_coef > 0 or bool(self.oracle_guiding_steps)
 
     def oracle_keep(self, steps: int) -> float:

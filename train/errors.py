@@ -9,11 +9,12 @@ from uno_env.errors import RuleError, SpecError
 from uno_env.records import RecordError
 from uno_env.safe_yaml import YamlFileError
 
-from .config import ConfigError
-
+from train.config import ConfigError
 
 # The exit status of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
+#: Exit status of bad input (the status argparse uses for a bad flag).
+EXIT_ERROR = 2
 
 
 class UsageError(ValueError):

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from .arg_types import non_negative_float
+from train.arg_types import non_negative_float
 
 DEFAULT_INTERVAL = 30.0
 """Seconds between progress lines when output is not a terminal."""

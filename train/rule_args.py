@@ -14,7 +14,7 @@ import re
 from uno_env import VARIANTS, RuleSet
 from uno_env.errors import short_repr
 
-from .errors import UsageError
+from train.errors import UsageError
 
 #: Characters an option's value may have (a deck manifest's path is the longest value of a real option).
 MAX_OPTION_VALUE_CHARS = 1024

@@ -13,7 +13,7 @@ from importlib import resources
 
 from uno_env.errors import did_you_mean
 
-from .config import ConfigError
+from train.config import ConfigError
 
 KINDS = ("train", "rules")  # configs/train: training runs; configs/rules: rule presets
 LABELS = {"train": "training", "rules": "rule"}

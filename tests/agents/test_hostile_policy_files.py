@@ -482,7 +482,7 @@ def test_damaged_benchmark_results_are_one_line_usage_errors(tmp_path, content, 
 
 
 def test_benchmark_json_is_bounded_before_it_is_read(tmp_path, monkeypatch):
-    from train.benchmark import json_input
+    from train import json_input
     from train.benchmark.leaderboard import read_results
     from train.errors import UsageError
 
@@ -492,7 +492,7 @@ def test_benchmark_json_is_bounded_before_it_is_read(tmp_path, monkeypatch):
 
 
 def test_a_damaged_labelling_record_is_a_config_error(tmp_path):
-    from train import distill
+    from train.ppo import distill
     from train.config import ConfigError, TrainConfig
 
     cfg = TrainConfig.from_dict({"algo": "ppo", "variant": "classic", "teacher": "ismcts:iterations=2",

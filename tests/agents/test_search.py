@@ -198,7 +198,7 @@ def test_native_league_accepts_search_opponents(tmp_path):
                                  "total_timesteps": 64, "opponents": {"ismcts:iterations=4": 1.0},
                                  "self_play_games": 0.0, "eval_every": 10**9, "eval_games": 2,
                                  "snapshot_every": 10**9, "net_arch": [8], "out_dir": str(tmp_path), "run_name": "s"})
-    from train import native_ppo
+    from train.ppo import trainer as native_ppo
 
     summary = native_ppo.train(cfg, progress=False)
     assert summary["timesteps"] >= 64
@@ -220,7 +220,7 @@ def test_the_cut_rollout_estimate_is_zero_sum_and_favours_fewer_cards():
 
 
 def test_bench_search_reports_every_part_of_the_search_path(capsys):
-    from train.cli import main
+    from train.app.cli import main
 
     assert main(["bench", "search", "--players", "2", "--positions", "20", "--rounds", "1",
                  "--iterations", "5"]) == 0

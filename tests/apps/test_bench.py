@@ -89,7 +89,7 @@ def test_unknown_bench_policy_is_refused():
 
 def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
     from train.benchmark import learning
-    from train.cli import main
+    from train.app.cli import main
 
     labels = [label for label, _ in learning.contenders("classic", 2, [32])]
     assert any("native" in x for x in labels) and any("sb3" in x for x in labels)
@@ -109,7 +109,7 @@ def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
 
 def test_bench_train_minibatch_is_shared_and_bounded(capsys):
     from train.benchmark import learning
-    from train.cli import main
+    from train.app.cli import main
     from train.config import TrainConfig
 
     entries = learning.contenders("classic", 2, [32], minibatch=2048)

@@ -13,12 +13,12 @@ import pytest
 import yaml
 
 from agents.policy_file import PolicyFile
-from train import native_ppo
+from train.ppo import trainer as native_ppo
 from train.benchmark import budget
 from train.benchmark.budget_report import t_interval, t_quantile_975
 from train.benchmark.runner import build_results, write_results
 from train.benchmark.suite import HOUSE_RULES, UNO_SUITE_V1
-from train.cli import main
+from train.app.cli import main
 from train.config import TrainConfig
 from train.errors import UsageError
 

@@ -15,7 +15,7 @@ from train.benchmark.leaderboard import leaderboard_markdown
 from train.benchmark import suite as suite_module
 from train.benchmark.runner import build_results, measure_references, run_suite, write_references, write_results
 from train.benchmark.suite import SUITES, UNO_SUITE_V1, get_suite
-from train.cli import main
+from train.app.cli import main
 from train.errors import UsageError
 from train.evaluation.tournament import run_tournament
 from uno_env import Game, RuleSet

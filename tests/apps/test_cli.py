@@ -1,7 +1,7 @@
 """The ``uno-env`` command line: the demo (the README's main job) and the bench command run."""
 from __future__ import annotations
 
-from train.cli import main
+from train.app.cli import main
 
 
 def test_demo_plays_one_game_to_the_end(capsys):

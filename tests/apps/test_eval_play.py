@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from train.cli import main
-from train.play.terminal import Terminal, play_session
+from train.app.cli import main
+from train.app.play.terminal import Terminal, play_session
 from train.evaluation.report import write_outputs
 from train.evaluation.tournament import run_tournament, schedule
 from uno_env import Game, RuleSet

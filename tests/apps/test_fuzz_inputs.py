@@ -22,7 +22,7 @@ from agents import AgentSpecError, PolicyFileError, SearchOptionError
 from uno_env import Game, UnoError
 from train.errors import UsageError
 from train.rule_args import parse_options
-from train.serve.app import build_app
+from train.app.serve.app import build_app
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
 

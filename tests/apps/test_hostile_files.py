@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from train.cli import main
+from train.app.cli import main
 from train.evaluation import tournament
 from train.evaluation.stream import STREAM_FILE
 from uno_env import Game, RuleError, RuleSet
@@ -26,9 +26,9 @@ ALIAS_CHAIN = "[&a [x,x,x,x,x,x,x,x,x], " + ", ".join(
 MAX_LINE = 2000
 
 
-def _cli(run_bounded, argv, preload=("train.cli",), prelude="", **kw):
+def _cli(run_bounded, argv, preload=("train.app.cli",), prelude="", **kw):
     """Run ``uno-env argv`` in a memory-capped subprocess; returns the CompletedProcess."""
-    code = f"import sys\n{prelude}\nfrom train.cli import main\nsys.exit(main({argv!r}))\n"
+    code = f"import sys\n{prelude}\nfrom train.app.cli import main\nsys.exit(main({argv!r}))\n"
     return run_bounded(code, preload=preload, **kw)
 
 
@@ -57,12 +57,12 @@ def test_an_alias_chain_in_an_option_value_is_refused_in_one_line(run_bounded):
 def test_the_web_servers_options_are_read_by_the_same_bounded_parser(run_bounded):
     done = run_bounded(f"""
         from train.errors import UsageError
-        from train.serve.session import rules_from_request
+        from train.app.serve.session import rules_from_request
         try:
             rules_from_request({{"variant": "classic", "players": 2, "options": ["stacking={ALIAS_CHAIN}"]}})
         except UsageError as exc:
             print(len(str(exc)), str(exc)[:60])
-    """, preload=("train.serve.session",))
+    """, preload=("train.app.serve.session",))
     assert done.returncode == 0, done.stderr[-2000:]
     size, text = done.stdout.split(" ", 1)
     assert int(size) < MAX_LINE and text.startswith("--option 'stacking=")
@@ -134,7 +134,7 @@ def _read_with(reader: str, path: str):
         from train.config import TrainConfig
         return TrainConfig.from_yaml(path)
     if reader == "rllib":
-        from train.scaleout.rllib import RllibConfig
+        from train.rllib.trainer import RllibConfig
         return RllibConfig.from_yaml(path)
     if reader == "deck":
         from uno_env.cards import load_deck_file

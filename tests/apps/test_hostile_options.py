@@ -15,13 +15,13 @@ import pytest
 import yaml
 from numpy.lib import format as npy_format
 
-from train import distill
+from train.ppo import distill
 from train.benchmark import budget, throughput
 from train.benchmark.suite import UNO_SUITE_V1
-from train.cli import main
+from train.app.cli import main
 from train.config import ConfigError, TrainConfig
 from train.errors import UsageError
-from train.play.terminal import Terminal, play_session
+from train.app.play.terminal import Terminal, play_session
 from train.scaleout import bench as scaleout_bench
 from train.scaleout.tournament import MAX_REASON_CHARS, last_line
 from uno_env import Game, RuleSet
@@ -56,9 +56,9 @@ def _fails(argv, capsys, *words) -> str:
     return line
 
 
-def _fails_bounded(run_bounded, argv, *words, preload=("train.cli",)) -> str:
+def _fails_bounded(run_bounded, argv, *words, preload=("train.app.cli",)) -> str:
     """As ``_fails``, in a memory-capped subprocess (a regression would train, search or allocate for ever)."""
-    done = run_bounded(f"import sys\nfrom train.cli import main\nsys.exit(main({argv!r}))", preload=preload,
+    done = run_bounded(f"import sys\nfrom train.app.cli import main\nsys.exit(main({argv!r}))", preload=preload,
                        timeout=120)
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     line = _one_line(done.stderr, f"uno-env {argv[0]}")
@@ -259,7 +259,7 @@ def test_terminal_input_of_huge_lines_is_refused_briefly():
     assert len(refusals) == 3 and all(len(line) <= SHORT for line in refusals), refusals
 
 
-# ----------------------------------------------------------------------------- train/distill.py chunks
+# ----------------------------------------------------------------------------- train/ppo/distill.py chunks
 
 TEACHER = dict(algo="ppo", gamma=1.0, total_timesteps=1_000, num_games=16, n_steps=32, batch_size=256,
                net_arch=[64, 64], eval_every=100_000, eval_games=4, run_name="distilled", opponents={"heuristic": 1.0},
@@ -364,7 +364,7 @@ def test_label_reads_its_cached_chunks_bounded(run_bounded, tmp_path):
         import io, zipfile
         import numpy as np
         from numpy.lib import format as npy_format
-        from train import distill
+        from train.ppo import distill
         from train.config import ConfigError, TrainConfig
         cfg = TrainConfig.from_dict({dict(TEACHER, out_dir=str(tmp_path / "runs"))!r})
         folder = {str(tmp_path / "teacher")!r}
@@ -380,7 +380,7 @@ def test_label_reads_its_cached_chunks_bounded(run_bounded, tmp_path):
         except ConfigError as exc:
             print("REFUSED", exc)
     """
-    done = run_bounded(code, preload=("train.distill", "train.config", "agents", "uno_env"))
+    done = run_bounded(code, preload=("train.ppo.distill", "train.config", "agents", "uno_env"))
     assert done.returncode == 0 and "REFUSED" in done.stdout, done.stderr[-2000:]
     assert "examples" in done.stdout
 

@@ -22,7 +22,7 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2 in its test cli
 import agents
 from uno_env import VARIANTS
 from uno_env.records import read_records, replay
-from train.serve.app import build_app
+from train.app.serve.app import build_app
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
 
@@ -305,7 +305,7 @@ def test_the_page_is_served_and_fetches_nothing_from_elsewhere():
 
 
 def test_serve_prints_its_address_and_serves(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "train.cli", "serve", "--port", "0", "--folder", str(tmp_path)],
+    proc = subprocess.Popen([sys.executable, "-m", "train.app.cli", "serve", "--port", "0", "--folder", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()
@@ -319,14 +319,14 @@ def test_serve_prints_its_address_and_serves(tmp_path):
 
 
 def test_serve_refuses_a_missing_folder(tmp_path, capsys):
-    from train.cli import main
+    from train.app.cli import main
 
     assert main(["serve", "--port", "0", "--folder", str(tmp_path / "absent")]) == 2
     assert "is not a directory" in capsys.readouterr().err
 
 
 def test_the_viewer_refuses_a_game_longer_than_it_shows(monkeypatch):
-    import train.serve.replays as replays
+    import train.app.serve.replays as replays
 
     c = client()
     text = c.get(f"/api/games/{play_out(c, new_game(c))['session']}/record").text

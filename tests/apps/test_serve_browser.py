@@ -14,8 +14,8 @@ import pytest
 
 from uno_env import RuleSet
 from uno_env.records import read_records, replay
-from train.serve.app import build_app
-from train.serve.session import GameSession
+from train.app.serve.app import build_app
+from train.app.serve.session import GameSession
 from paths import ROOT  # tests/paths.py
 
 pytestmark = pytest.mark.slow  # drives a browser: left out of make test-quick

@@ -23,15 +23,15 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2 in its test cli
 import agents
 from uno_env import Game
 from uno_env.records import Recorder
-from train.serve import replays
-from train.serve.app import MAX_BODY_BYTES, build_app
-from train.serve.session import (MAX_GAME_STEPS, MAX_SEARCH_ITERATIONS, MAX_SEARCH_ROLLOUT_DEPTH, MAX_SEARCH_SECONDS,
+from train.app.serve import replays
+from train.app.serve.app import MAX_BODY_BYTES, build_app
+from train.app.serve.session import (MAX_GAME_STEPS, MAX_SEARCH_ITERATIONS, MAX_SEARCH_ROLLOUT_DEPTH, MAX_SEARCH_SECONDS,
                                  RequestError, Sessions)
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx`")
 
 LOCAL = "http://127.0.0.1"
-PRELOAD = ("train.serve.app", "starlette.testclient")
+PRELOAD = ("train.app.serve.app", "starlette.testclient")
 
 
 def client(folder=None, **kw) -> TestClient:
@@ -157,7 +157,7 @@ def test_a_huge_search_request_costs_nothing(run_bounded):
     out = run_bounded("""
         import warnings; warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-        from train.serve.app import build_app
+        from train.app.serve.app import build_app
         c = TestClient(build_app(), base_url="http://127.0.0.1")
         r = c.post("/api/games", json={"players": 10, "seat": 9,
                                        "opponents": ["ismcts:iterations=1000000000,time=1000000000"]})
@@ -340,7 +340,7 @@ def test_deeply_nested_and_huge_number_bodies_are_400(run_bounded):
     out = run_bounded("""
         import warnings; warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-        from train.serve.app import build_app
+        from train.app.serve.app import build_app
         c = TestClient(build_app(), base_url="http://127.0.0.1", raise_server_exceptions=False)
         sid = c.post("/api/games", json={"opponents": ["random"], "seed": 1}).json()["session"]
         bodies = [b"[" * 100_000, b"{\\"a\\":" * 100_000, b'{"seed": ' + b"7" * 5000 + b"}",
@@ -420,7 +420,7 @@ def test_odd_records_are_a_short_400(text):
 
 
 def test_an_unexpected_failure_is_a_json_500_without_a_traceback(monkeypatch):
-    import train.serve.app as app_module
+    import train.app.serve.app as app_module
 
     def boom(folder):
         raise RuntimeError("secret detail /home/someone")
@@ -518,7 +518,7 @@ def test_rule_option_values_cannot_blow_up_the_server(run_bounded):
     out = run_bounded("""
         import warnings; warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-        from train.serve.app import build_app
+        from train.app.serve.app import build_app
         c = TestClient(build_app(), base_url="http://127.0.0.1", raise_server_exceptions=False)
         bomb = "[&a [1,1,1,1,1,1,1,1,1], &b [*a,*a,*a,*a,*a,*a,*a,*a,*a], &c [*b,*b,*b,*b,*b,*b,*b,*b,*b], " \\
                "&d [*c,*c,*c,*c,*c,*c,*c,*c,*c], &e [*d,*d,*d,*d,*d,*d,*d,*d,*d], &f [*e,*e,*e,*e,*e,*e,*e,*e,*e], " \\

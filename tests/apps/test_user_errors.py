@@ -18,11 +18,11 @@ import agents
 from uno_env.errors import did_you_mean
 from agents import AgentSpecError, PolicyFileError
 from agents.policy_file import PolicyFile
-from train.play import demo
-from train.cli import DOMAIN_ERRORS, build_parser, main
+from train.app.play import demo
+from train.app.cli import DOMAIN_ERRORS, build_parser, main
 from train.config import ConfigError, TrainConfig
-from train.play.demo import step_line
-from train.play.terminal import Terminal, outcome_text, play_session
+from train.app.play.demo import step_line
+from train.app.play.terminal import Terminal, outcome_text, play_session
 from uno_env import Game, RuleError, RuleSet
 from uno_env.records import RecordError
 
@@ -204,7 +204,7 @@ def test_domain_errors_are_the_input_errors():
 
 
 def test_installed_entry_point_prints_one_line_and_status_2():
-    cmd = [sys.executable, "-m", "train.cli", "demo", "--option", "stackin=any"]
+    cmd = [sys.executable, "-m", "train.app.cli", "demo", "--option", "stackin=any"]
     env = {k: v for k, v in os.environ.items() if k != "UNO_ENV_DEBUG"}
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     assert out.returncode == 2
@@ -476,7 +476,7 @@ def test_did_you_mean_for_variants_case_and_top_level_rule_options(tmp_path, cap
 
 
 def test_play_help_names_the_colours_of_the_active_flip_side():
-    from train.play.terminal import help_lines
+    from train.app.play.terminal import help_lines
     from uno_env import load_scenario
 
     game, state = load_scenario({"variant": "flip", "players": 2, "side": "D", "discard": ["D:Pk5"],

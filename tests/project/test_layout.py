@@ -1,4 +1,4 @@
-"""The architecture's one import direction: ``uno_env`` <- ``agents`` <- ``train``, and no import cycles."""
+"""The architecture's one import direction: ``uno_env`` <- ``agents`` <- ``train``, inside ``train`` by room, no cycles."""
 from __future__ import annotations
 
 import ast
@@ -9,6 +9,20 @@ import pytest
 from paths import ROOT  # tests/paths.py
 
 LAYERS = ("uno_env", "agents", "train")  # each may import only the ones before it
+
+# Inside ``train``, the rooms in import order: each may import its own modules and those of the rooms
+# listed before it, never one after it nor a sibling on its own line (one algorithm never imports another).
+# ``shared`` is every module at the top of ``train/`` (config, errors, export, progress, ...).
+TRAIN_ROOMS = (
+    ("shared",),
+    ("collect",),                   # the collector and encoders every trainer shares
+    ("evaluation",),                # tournaments and statistics: no Ray, no trainer
+    ("scaleout",),                  # Ray: sessions, remote collectors, remote tournament games
+    ("ppo", "sb3"),                 # one sub-package per learning algorithm
+    ("rllib",),                     # RLlib's PPO over the native PPO's network (the same exported policy)
+    ("benchmark",),                 # the suite, the protocol, throughput benches: they run the trainers
+    ("app",),                       # the command line, training command, web server, terminal play, replay
+)
 
 
 def _modules() -> dict[str, str]:
@@ -88,6 +102,38 @@ def test_the_packages_import_one_way(modules):
     upward = [f"{m} imports {t}" for m, path in modules.items() for t in _imports(m, path, modules, False)
               if LAYERS.index(t.split(".")[0]) > LAYERS.index(m.split(".")[0])]
     assert upward == []
+
+
+def _room(module: str) -> str:
+    """The room of a ``train`` module: its sub-package, or ``shared`` for a module at the top of ``train/``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and _is_package(parts[1])) else "shared"
+
+
+def _is_package(name: str) -> bool:
+    return os.path.isfile(os.path.join(ROOT, "train", name, "__init__.py"))
+
+
+def _rank(room: str) -> int:
+    return next(i for i, line in enumerate(TRAIN_ROOMS) if room in line)
+
+
+def test_every_train_module_is_in_a_declared_room(modules):
+    rooms = {_room(m) for m in modules if m.startswith("train.")}
+    assert rooms - {r for line in TRAIN_ROOMS for r in line} == set()
+    assert {"shared", "ppo", "app", "evaluation"} <= rooms  # the scan sees the rooms
+
+
+def test_the_rooms_of_train_import_one_way(modules):
+    """A room imports only itself and the rooms before it: the generic tournament never imports Ray, no trainer the CLI."""
+    wrong = []
+    for m, path in modules.items():
+        if not m.startswith("train."):
+            continue
+        for t in _imports(m, path, modules, False):
+            if t.startswith("train.") and _room(t) != _room(m) and _rank(_room(t)) >= _rank(_room(m)):
+                wrong.append(f"{m} ({_room(m)}) imports {t} ({_room(t)})")
+    assert wrong == []
 
 
 def test_no_module_level_import_cycles(modules):

@@ -47,7 +47,7 @@ def test_one_version_everywhere():
     import uno_env
 
     assert uno_env.__version__ == source_version()
-    cli = subprocess.run([sys.executable, "-m", "train.cli", "--version"], cwd=ROOT, capture_output=True, text=True)
+    cli = subprocess.run([sys.executable, "-m", "train.app.cli", "--version"], cwd=ROOT, capture_output=True, text=True)
     assert cli.returncode == 0 and cli.stdout.strip() == f"uno-env {uno_env.__version__}", cli
     assert f"## {uno_env.__version__}" in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
 
@@ -68,7 +68,7 @@ def test_shipped_configs_are_the_top_level_ones():
 
 def test_a_shipped_rule_config_by_name_from_the_command_line(capsys):
     """`uno-env demo --rules classic-house` plays the shipped preset; an unknown name is one line, status 2."""
-    from train.cli import main
+    from train.app.cli import main
 
     assert main(["demo", "--rules", "classic-house", "--seed", "0"]) == 0
     assert "stacking='any'" in capsys.readouterr().out
@@ -128,7 +128,7 @@ def test_the_built_wheel_plays_from_a_fresh_environment(tmp_path):
     assert where[0] == version and all(pathlib.Path(f).is_relative_to(venv) for f in where[1:]), where
     assert run([str(uno_env_cmd), "--version"], cwd=work, env=env).strip() == f"uno-env {version}"
     demo = run([str(uno_env_cmd), "demo", "--seed", "0"], cwd=work, env=env)
-    assert demo == run([sys.executable, "-m", "train.cli", "demo", "--seed", "0"], cwd=ROOT)  # the same game
+    assert demo == run([sys.executable, "-m", "train.app.cli", "demo", "--seed", "0"], cwd=ROOT)  # the same game
     run([str(uno_env_cmd), "demo", "--rules", "classic-house", "--seed", "1"], cwd=work, env=env)
     run([str(uno_env_cmd), "eval", "--agents", "pretrained:classic", "random", "--games", "4", "--out", "results"],
         cwd=work, env=env)

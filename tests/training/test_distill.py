@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from agents import load as load_agent
-from train import distill, native_ppo
+from train.ppo import distill
+from train.ppo import trainer as native_ppo
 from train.config import ConfigError, TrainConfig
 from uno_env import Game
 from uno_env.observation import ObservationEncoder

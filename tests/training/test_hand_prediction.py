@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from agents import load as load_agent
-from train import native_ppo
-from train.collector import Collector
+from train.ppo import trainer as native_ppo
+from train.collect.collector import Collector
 from train.config import ConfigError, TrainConfig
-from train.network import build_network
-from train.privileged import PrivilegedEncoder
+from train.ppo.network import build_network
+from train.collect.privileged import PrivilegedEncoder
 from uno_env import Game
 from tiny_configs import FOUR_PLAYER_PPO, config_in  # tests/tiny_configs.py
 

@@ -17,12 +17,12 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 
 import agents
-import train.command as train_command
-import train.sb3_ppo as ppo
+import train.app.train_command as train_command
+import train.sb3.trainer as ppo
 from train import checkpoints
 import train.evaluation.tournament as tournament
 from train import atomic
-from train.cli import main
+from train.app.cli import main
 from train.config import ConfigError, TrainConfig
 from train.progress import Progress, StopRequest, format_duration
 from train.evaluation.report import _unique_names

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from agents import load as load_agent
-from train import native_ppo
+from train.ppo import trainer as native_ppo
 from train.config import ConfigError, TrainConfig
 from train.evaluation.stats import head_to_head
 from uno_env import Game
@@ -154,7 +154,7 @@ def test_resume_refuses_another_runs_directory_and_a_run_without_a_native_checkp
 
 
 def test_collector_flags_games_cut_at_max_steps_and_trajectories_pay_their_reward(tmp_path):
-    from train.collector import Collector
+    from train.collect.collector import Collector
 
     cfg = _cfg(tmp_path, rule_options={"max_steps": 3}, self_play_games=1.0)
     collector = Collector(cfg, 0, [4])

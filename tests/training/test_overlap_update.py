@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from agents import load as load_agent
-from train import native_ppo
+from train.ppo import trainer as native_ppo
 from train.config import ConfigError, TrainConfig
 from uno_env import Game
 from uno_env.vector import VectorGames
@@ -101,7 +101,7 @@ def test_ctrl_c_keeps_the_update_in_flight_and_a_resumable_checkpoint(tmp_path, 
 
 
 def test_ctrl_c_pressed_three_times_while_the_updater_answers_still_saves(tmp_path, monkeypatch, capfd):
-    from train.updater import UpdaterProcess
+    from train.ppo.updater import UpdaterProcess
 
     calls = {"n": 0}
     real_reply = UpdaterProcess._reply
@@ -118,7 +118,7 @@ def test_ctrl_c_pressed_three_times_while_the_updater_answers_still_saves(tmp_pa
 
 def test_the_learner_and_the_updater_split_the_threads(tmp_path, monkeypatch):
     # two processes with all of torch's threads each oversubscribe the cores (3.5 times slower, measured)
-    from train.updater import UpdaterProcess
+    from train.ppo.updater import UpdaterProcess
 
     before = torch.get_num_threads()
     seen, handed = [], []
@@ -140,8 +140,8 @@ def test_the_learner_and_the_updater_split_the_threads(tmp_path, monkeypatch):
 
 
 def test_an_updater_that_cannot_start_says_why(tmp_path):
-    from train.network import build_network
-    from train.updater import UpdaterProcess
+    from train.ppo.network import build_network
+    from train.ppo.updater import UpdaterProcess
 
     cfg = _cfg(tmp_path)
     net = build_network(10, 4, [8])

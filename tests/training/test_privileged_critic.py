@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from agents import load as load_agent
-from train import native_ppo
-from train.collector import Collector
+from train.ppo import trainer as native_ppo
+from train.collect.collector import Collector
 from train.config import ConfigError, TrainConfig
-from train.privileged import PEEK, PrivilegedEncoder
+from train.collect.privileged import PEEK, PrivilegedEncoder
 from uno_env import Game
 
 pytestmark = pytest.mark.slow  # trains PPO runs: left out of make test-quick

@@ -13,8 +13,8 @@ import pytest
 import ray
 
 from agents import load as load_agent
-from train import native_ppo
-from train.cli import main
+from train.ppo import trainer as native_ppo
+from train.app.cli import main
 from train.config import TrainConfig
 from train.errors import UsageError
 from train.evaluation import tournament, worker
@@ -38,11 +38,13 @@ def _stream_indices(out_dir) -> list[int]:
 
 
 def test_a_tournament_on_ray_equals_the_local_one(tmp_path):
+    from train.scaleout import tournament as ray_tournament
+
     rules = RuleSet.create("classic", 4)
     specs = ["pretrained:classic", "heuristic", "random"]  # a policy agent travels to the workers
     local = tournament.run_tournament(rules, specs, 24, seed=7, workers=1, progress=False, out_dir=str(tmp_path / "a"))
     on_ray = tournament.run_tournament(rules, specs, 24, seed=7, progress=False, out_dir=str(tmp_path / "b"),
-                                       ray_address="local")
+                                       runner=ray_tournament.ray_runner("local", num_cpus=2))
     assert on_ray == local
     assert sorted(_stream_indices(tmp_path / "b")) == list(range(len(tournament.schedule(3, 4, 24))))
 
@@ -107,7 +109,7 @@ def test_more_ray_collectors_than_games_is_refused(tmp_path):
 
 @pytest.mark.parametrize("variant,players", [("classic", 2), ("flip", 3)])
 def test_rllib_ppo_trains_a_masked_policy_and_exports_it(tmp_path, variant, players):
-    from train.scaleout import rllib
+    from train.rllib import trainer as rllib
 
     cfg = rllib.RllibConfig.from_dict({"variant": variant, "num_players": players, "iterations": 2,
                                        "train_batch_size": 300, "minibatch_size": 100, "num_epochs": 1,
@@ -126,7 +128,7 @@ def test_rllib_ppo_trains_a_masked_policy_and_exports_it(tmp_path, variant, play
 
 
 def test_the_multi_agent_env_plays_whole_games_and_pays_every_seat():
-    from train.scaleout.rllib_env import UnoMultiAgentEnv
+    from train.rllib.env import UnoMultiAgentEnv
 
     env = UnoMultiAgentEnv({"variant": "classic", "num_players": 3})
     rng = np.random.default_rng(0)
@@ -145,7 +147,7 @@ def test_the_rl_module_gives_illegal_actions_no_probability():
     import torch
     from ray.rllib.core.columns import Columns
 
-    from train.scaleout.rllib_env import MaskedActorCritic, UnoMultiAgentEnv
+    from train.rllib.env import MaskedActorCritic, UnoMultiAgentEnv
 
     env = UnoMultiAgentEnv({"variant": "classic", "num_players": 2})
     module = MaskedActorCritic(observation_space=env.observation_spaces["player_0"],

@@ -9,8 +9,8 @@ import yaml
 
 import agents
 from train.config import ConfigError, TrainConfig
-from train.command import format_table
-from train.sb3_ppo import train
+from train.evaluation.stats import format_table
+from train.sb3.trainer import train
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
 

@@ -45,14 +45,14 @@ from dataclasses import dataclass, replace
 from uno_env import RuleSet
 from uno_env.errors import short_repr
 
-from .. import atomic, shipped_configs
-from ..config import TrainConfig
-from ..errors import UsageError
-from ..progress import DEFAULT_INTERVAL
-from . import budget_report
-from .json_input import nullable, read_json_object
-from .runner import build_results, run_suite
-from .suite import Suite, Task
+from train import atomic, shipped_configs
+from train.benchmark import budget_report
+from train.benchmark.runner import build_results, run_suite
+from train.benchmark.suite import Suite, Task
+from train.config import TrainConfig
+from train.errors import UsageError
+from train.json_input import nullable, read_json_object
+from train.progress import DEFAULT_INTERVAL
 
 PROTOCOL_FORMAT = "uno-env-budget-protocol"
 DEFAULT_POINTS = 10
@@ -250,7 +250,7 @@ def _sb3_callback(saver: PointSaver, cfg: TrainConfig):
                          "pip install 'uno-env[train]'") from None
     from uno_env import Game
 
-    from ..export import policy_file_from_model
+    from train.export import policy_file_from_model
 
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
 
@@ -335,11 +335,11 @@ def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: floa
         print(f"benchmark: seed {seed + 1}/{plan.seeds}: training {plan.config_file} ({cfg.algo}) to "
               f"{cfg.total_timesteps:,} decisions in {run_dir}", flush=True)
     if cfg.algo == "ppo":
-        from .. import native_ppo
+        from train.ppo import trainer as native_ppo
 
         summary = native_ppo.train(cfg, progress=progress, progress_interval=progress_interval, on_update=saver)
     else:
-        from .. import sb3_ppo
+        from train.sb3 import trainer as sb3_ppo
 
         summary = sb3_ppo.train(cfg, progress=progress, progress_interval=progress_interval,
                             callbacks=[_sb3_callback(saver, cfg)])

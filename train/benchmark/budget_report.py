@@ -13,8 +13,8 @@ import io
 import math
 import os
 
-from .. import atomic
-from ..plots import pyplot
+from train import atomic
+from train.plots import pyplot
 
 RESULTS_FORMAT = "uno-env-budget-results"
 RESULTS_VERSION = 1

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 import os
 
-from ..errors import UsageError
-from . import budget_report
-from .json_input import check_shape, nullable, read_json_object
-from .runner import RESULTS_FORMAT
+from train.benchmark import budget_report
+from train.benchmark.runner import RESULTS_FORMAT
+from train.errors import UsageError
+from train.json_input import check_shape, nullable, read_json_object
 
 #: What the leaderboard reads of an agent's results.json (runner.build_results writes it).
 AGENT_RESULTS = {"suite": str, "agent": str, "official": bool, "tasks": [{"id": str, "win_rate": float}],

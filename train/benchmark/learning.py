@@ -20,7 +20,7 @@ import io
 import os
 import tempfile
 
-from ..config import TrainConfig
+from train.config import TrainConfig
 
 #: Settings every contender shares (the league and PPO knobs the trainers have in common).
 SHARED = dict(n_epochs=4, batch_size=256, learning_rate=3e-4, eval_every=10**9, eval_games=1,
@@ -59,11 +59,11 @@ def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[in
     torch.set_num_threads(1)  # like with like: the SB3 path sets one thread for its whole process
     with contextlib.redirect_stdout(io.StringIO()):  # the trainers' notes would break the table
         if cfg.algo == "ppo":
-            from .. import native_ppo
+            from train.ppo import trainer as native_ppo
 
             summary = native_ppo.train(cfg, progress=False)
         else:
-            from .. import sb3_ppo
+            from train.sb3 import trainer as sb3_ppo
 
             summary = sb3_ppo.train(cfg, progress=False)
     return summary["trained_timesteps"], summary["seconds"]
@@ -98,7 +98,7 @@ def update_ceiling(variant: str, players: int, net: list[int], repeats: int = 30
     from uno_env import Game
     from uno_env.observation import ObservationEncoder
 
-    from ..network import build_network
+    from train.ppo.network import build_network
 
     torch.set_num_threads(1)
     game = Game(variant, num_players=players)

@@ -18,15 +18,23 @@ from __future__ import annotations
 
 import os
 
-from .. import atomic
-from ..arg_types import MAX_COUNT, bounded_int
-from ..errors import EXIT_INTERRUPTED, UsageError
-from ..evaluation.tournament import MAX_GAMES as MAX_GAMES_PER_TASK, MAX_WORKERS
-from ..progress import add_progress_arguments
-from . import budget, budget_report
-from .leaderboard import budget_runs_of, leaderboard_markdown, read_results
-from .runner import build_results, measure_references, results_markdown, run_suite, write_references, write_results
-from .suite import DEFAULT_SUITE, SUITES, get_suite
+from train import atomic
+from train.arg_types import MAX_COUNT, bounded_int
+from train.benchmark import budget, budget_report
+from train.benchmark.leaderboard import budget_runs_of, leaderboard_markdown, read_results
+from train.benchmark.runner import (
+    build_results,
+    measure_references,
+    results_markdown,
+    run_suite,
+    write_references,
+    write_results,
+)
+from train.benchmark.suite import DEFAULT_SUITE, SUITES, get_suite
+from train.errors import EXIT_INTERRUPTED, UsageError
+from train.evaluation.tournament import MAX_GAMES as MAX_GAMES_PER_TASK
+from train.evaluation.tournament import MAX_WORKERS
+from train.progress import add_progress_arguments
 
 
 def add_parser(sub) -> None:

@@ -14,12 +14,12 @@ import os
 from agents import PolicyFileError
 from uno_env import Game
 
-from .. import atomic
-from ..agent_specs import load_agent
-from ..evaluation.tournament import run_tournament
-from ..progress import DEFAULT_INTERVAL
-from .aggregate import aggregate
-from .suite import REFERENCE_AGENTS, Suite
+from train import atomic
+from train.agent_specs import load_agent
+from train.benchmark.aggregate import aggregate
+from train.benchmark.suite import REFERENCE_AGENTS, Suite
+from train.evaluation.tournament import run_tournament
+from train.progress import DEFAULT_INTERVAL
 
 RESULTS_FORMAT = "uno-env-benchmark-results"
 RESULTS_VERSION = 1

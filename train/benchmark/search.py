@@ -21,7 +21,7 @@ from agents.search import ISMCTSAgent, RolloutPolicy
 from uno_env import Game
 from uno_env.errors import short_repr
 
-from ..errors import UsageError
+from train.errors import UsageError
 
 #: Positions a measurement may hold (each a cloned state kept in memory; the default is 500).
 MAX_POSITIONS = 10_000

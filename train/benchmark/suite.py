@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 from uno_env import RuleSet
 from uno_env.errors import did_you_mean
 
-from ..errors import UsageError
-from ..evaluation.tournament import schedule
-from .json_input import read_json_object
+from train.errors import UsageError
+from train.evaluation.tournament import schedule
+from train.json_input import read_json_object
 
 REFERENCE_AGENTS = ("random", "heuristic")
 """The agents whose win rates fix a task's normalised score at 0 (random) and 1 (heuristic)."""

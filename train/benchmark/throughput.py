@@ -32,11 +32,11 @@ import numpy as np
 
 from uno_env import Game
 
-from ..arg_types import bounded_int, positive_float, positive_int
-from ..config import MAX_LAYERS
-from ..errors import UsageError
-from .learning import MAX_MINIBATCH, SHARED
-from .search import MAX_ITERATIONS, MAX_POSITIONS, MAX_ROUNDS
+from train.arg_types import bounded_int, positive_float, positive_int
+from train.benchmark.learning import MAX_MINIBATCH, SHARED
+from train.benchmark.search import MAX_ITERATIONS, MAX_POSITIONS, MAX_ROUNDS
+from train.config import MAX_LAYERS
+from train.errors import UsageError
 
 POLICIES = ("matched", "uniform")
 #: Units per hidden layer of ``--net`` at most (the shipped networks use 256; at most ``MAX_LAYERS`` layers).
@@ -370,7 +370,7 @@ def run(args) -> int:
     for players in args.players:  # bad input is refused before any table is printed
         Game(args.variant, num_players=players)
     if args.target == "train":
-        from . import learning
+        from train.benchmark import learning
 
         for players in args.players:
             rows = learning.measure(args.variant, players, list(args.net), args.native_steps, args.sb3_steps,
@@ -379,7 +379,7 @@ def run(args) -> int:
             learning.print_table(rows, args.variant, players, list(args.net), ceiling, args.minibatch)
         return 0
     if args.target == "search":
-        from . import search
+        from train.benchmark import search
 
         for players in args.players:
             rows = search.measure(args.variant, players, args.iterations, args.positions, args.rounds)

@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 
-from ..plots import pyplot
+from train.plots import pyplot
 
 
 def read_eval(path: str) -> dict[str, list[tuple[int, float, float, float]]]:

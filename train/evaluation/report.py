@@ -12,9 +12,9 @@ import numpy as np
 import agents
 from uno_env import RuleSet
 
-from .. import atomic
-from ..plots import pyplot
-from .stats import wilson_interval
+from train import atomic
+from train.evaluation.stats import wilson_interval
+from train.plots import pyplot
 
 
 def summarise(rules: RuleSet, specs: list[str], results: list[dict]) -> dict:

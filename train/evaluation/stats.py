@@ -60,3 +60,18 @@ def evaluate_policy(agent_factory, game: Game, games: int, seed: int) -> dict:
         out[opponent] = head_to_head(game, agent_factory, lambda i, o=opponent: agents.load(o, game, seed=seed + i),
                                      games, seed=seed)
     return out
+
+
+def format_table(summary: dict) -> str:
+    """A training summary's final evaluation as a text table (printed by ``uno-env train`` and ``uno-env rllib``)."""
+    lines = []
+    if summary["evaluation"]:
+        lines.append(f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% interval':>18}")
+    for opp, r in summary["evaluation"].items():
+        lo, hi = r["ci95"]
+        lines.append(f"{opp:<12}{r['games']:>7}{r['win_rate']:>10.1%}{f'{lo:.1%} - {hi:.1%}':>18}")
+    lines.append(f"trained to step {summary['timesteps']:,} ({summary['trained_timesteps']:,} steps in "
+                 f"{summary['seconds']:.0f} s, "
+                 f"{summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz"
+                 + (" (interrupted: not evaluated)" if summary.get("interrupted") else ""))
+    return "\n".join(lines)

@@ -17,8 +17,8 @@ import numpy as np
 from agents.policy_file import PolicyFile
 from uno_env.errors import short_repr
 
-from .. import atomic
-from ..errors import UsageError
+from train import atomic
+from train.errors import UsageError
 
 STREAM_FILE = "games-played.jsonl"
 STREAM_FORMAT = "uno-env-tournament-stream"

@@ -1,4 +1,4 @@
-"""``uno-env eval``: seat-rotated tournaments with win rates, points and OpenSkill ratings.
+"""Seat-rotated tournaments with win rates, points and OpenSkill ratings (``uno-env eval``: ``train/app/eval_command.py``).
 
 Schedule: every combination of ``players`` agents out of the field (with fewer agents than seats,
 every shift of the repeating pattern 0,1,..,0,1..) is played in every ordering around the table
@@ -25,23 +25,30 @@ import itertools
 import json
 import math
 import os
-import shlex
 from multiprocessing import get_context
+from typing import Callable
 
 from uno_env import Game, RuleSet
 from uno_env.errors import short_repr
 
-from .. import atomic
-from ..agent_specs import load_agent
-from ..arg_types import positive_int
-from ..errors import EXIT_INTERRUPTED, UsageError
-from ..progress import DEFAULT_INTERVAL, Progress, add_progress_arguments
-from ..rule_args import add_rule_arguments, rules_from_args
-from ..scaleout import LOCAL, add_ray_argument
-from .report import markdown, summarise, write_outputs
-from .stream import (STREAM_FILE, STREAM_FORMAT, STREAM_VERSION, TournamentError, count_games, fingerprints,
-                     open_stream)
-from .worker import init_worker, play_job
+from train import atomic
+from train.agent_specs import load_agent
+from train.evaluation.report import summarise
+from train.evaluation.stream import (
+    STREAM_FILE,
+    STREAM_FORMAT,
+    STREAM_VERSION,
+    TournamentError,
+    fingerprints,
+    open_stream,
+)
+from train.evaluation.worker import init_worker, play_job
+from train.progress import DEFAULT_INTERVAL, Progress
+
+#: Plays a tournament's games somewhere else than the local process pool:
+#: ``runner(rules, specs, jobs, loaded, progress, sink, total, progress_interval)`` -> one result per job
+#: (``train.scaleout.tournament.ray_runner`` plays them as Ray tasks).
+JobRunner = Callable[..., list]
 
 
 def schedule(num_agents: int, players: int, games: int) -> list[tuple[int, ...]]:
@@ -85,13 +92,13 @@ def check_run(seed: int, workers: int) -> None:
 def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, workers: int = 2,
                    record_dir: str | None = None, progress: bool = True, out_dir: str | None = None,
                    resume: bool = False, progress_interval: float = DEFAULT_INTERVAL,
-                   ray_address: str | None = None) -> dict:
+                   runner: JobRunner | None = None) -> dict:
     """Play the schedule and compute every statistic.
 
     With ``out_dir`` every finished game is appended to ``<out_dir>/games-played.jsonl``; with
     ``resume`` too, the games already there are kept and only the missing ones are played.
-    With ``ray_address`` the games are played as Ray tasks (``train/scaleout/tournament.py``):
-    the same results.
+    With a ``runner`` the games are played by it, for example as Ray tasks
+    (``train.scaleout.tournament.ray_runner``): the same results.
     """
     check_games(games)
     check_run(seed, workers)
@@ -111,13 +118,9 @@ def run_tournament(rules: RuleSet, specs: list[str], games: int, seed: int = 0, 
             kept, sink = open_stream(os.path.join(out_dir, STREAM_FILE), header, seatings, resume)
             stack.enter_context(sink)
         todo = [job for job in jobs if job[0] not in kept]
-        if ray_address is not None:
-            from ..scaleout import session
-            from ..scaleout.tournament import run_jobs as run_ray_jobs
-
-            with session(ray_address, num_cpus=workers):
-                played = run_ray_jobs(rules, specs, todo, loaded, progress, sink, total=len(jobs),
-                                      progress_interval=progress_interval)
+        if runner is not None:
+            played = runner(rules, specs, todo, loaded, progress, sink, total=len(jobs),
+                            progress_interval=progress_interval)
         else:
             played = _run_jobs(rules, specs, todo, workers, progress, sink, total=len(jobs),
                                progress_interval=progress_interval)
@@ -156,70 +159,3 @@ def _run_jobs(rules: RuleSet, specs: list[str], jobs: list, workers: int, progre
             results.append(r)
             bar.update(1)
     return results
-
-
-def add_parser(sub) -> None:
-    """Register the ``eval`` sub-command."""
-    p = sub.add_parser("eval", help="seat-rotated tournament with win rates and ratings",
-                       description="Seat-rotated tournament with win rates, points and OpenSkill ratings. Every "
-                                   f"finished game is kept in <out>/{STREAM_FILE}; --resume continues a tournament "
-                                   "that was interrupted.")
-    add_rule_arguments(p, players=2, players_help="seats at the table")
-    p.add_argument("--agents", nargs="+", required=True, help="agent specs, two or more (random, greedy, heuristic, "
-                   "pretrained:<name>, path/to/policy, e.g. runs/<name>/policy)")
-    p.add_argument("--games", type=int, default=1000, help=f"games to play, 1 to {MAX_GAMES:,}; rounded up to "
-                   "whole seat rotations (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i (default: %(default)s)")
-    p.add_argument("--workers", type=positive_int, default=2, help="processes; results do not depend on it "
-                   "(default: %(default)s)")
-    p.add_argument("--out", default="eval-results", help="directory for results.json, results.md, ratings.png and "
-                   f"{STREAM_FILE} (default: %(default)s)")
-    p.add_argument("--resume", action="store_true", help=f"continue the tournament whose {STREAM_FILE} is in "
-                   "--out: play only the games it is missing (same command otherwise)")
-    p.add_argument("--record", help="directory to keep every game as JSON lines")
-    add_progress_arguments(p)
-    add_ray_argument(p, "the games as Ray tasks (same results; a local Ray gets --workers CPUs)")
-    p.set_defaults(run=run)
-
-
-def resume_command(args) -> str:
-    """The ``uno-env eval`` command that continues this tournament."""
-    cmd = ["uno-env", "eval", "--variant", args.variant, "--players", str(args.players), "--agents", *args.agents,
-           "--games", str(args.games), "--seed", str(args.seed), "--workers", str(args.workers), "--out", args.out]
-    if args.record:
-        cmd += ["--record", args.record]
-    if getattr(args, "ray", None) is not None:
-        cmd += ["--ray"] + ([] if args.ray == LOCAL else [args.ray])
-    for option in args.option:
-        cmd += ["--option", option]
-    return shlex.join(cmd + ["--resume"])
-
-
-def run(args) -> int:
-    """CLI entry (status 130 after Ctrl-C, with the command that resumes)."""
-    if len(args.agents) < 2:
-        raise UsageError("give at least two agents")
-    check_games(args.games)
-    check_run(args.seed, args.workers)
-    rules = rules_from_args(args)
-    scheduled = len(schedule(len(args.agents), rules.num_players, args.games))
-    if scheduled != args.games:
-        print(f"eval: --games {args.games:,} rounded up to {scheduled:,} so every seat rotation is played equally",
-              flush=True)
-    try:
-        summary = run_tournament(rules, args.agents, args.games, args.seed, args.workers, args.record,
-                                 progress=not args.no_progress, out_dir=args.out, resume=args.resume,
-                                 progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
-                                 ray_address=getattr(args, "ray", None))
-    except KeyboardInterrupt:
-        path = os.path.join(args.out, STREAM_FILE)
-        played = 0
-        with contextlib.suppress(OSError, TournamentError):
-            played = count_games(path)
-        print(f"\neval: interrupted; {played:,} of {scheduled:,} games kept in {path}", flush=True)
-        print(f"eval: resume with: {resume_command(args)}", flush=True)
-        return EXIT_INTERRUPTED
-    paths = write_outputs(summary, args.out)
-    print(markdown(summary))
-    print("wrote " + ", ".join(paths + [os.path.join(args.out, STREAM_FILE)]))
-    return 0

@@ -16,8 +16,8 @@ from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.turn import hand_points
 
-from ..agent_specs import load_agent
-from .stats import play_game
+from train.agent_specs import load_agent
+from train.evaluation.stats import play_game
 
 # one Game and encoder per process, agents built per game from their specs
 _WORKER: dict = {}

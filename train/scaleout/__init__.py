@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import socket
 
-from ..errors import UsageError
+from train.errors import UsageError
 
 LOCAL = "local"
 """The address that starts a Ray instance on this machine (``--ray`` without an address)."""

@@ -16,10 +16,11 @@ import time
 
 from uno_env import RuleSet
 
-from ..arg_types import bounded_int
-from ..errors import DOMAIN_ERRORS, error_message
-from ..evaluation.tournament import MAX_GAMES, run_tournament, schedule
-from . import require_ray
+from train.arg_types import bounded_int
+from train.errors import DOMAIN_ERRORS, error_message
+from train.evaluation.tournament import MAX_GAMES, run_tournament, schedule
+from train.scaleout import require_ray
+from train.scaleout.tournament import ray_runner
 
 PROG = "python -m train.scaleout.bench"
 #: Interleaved rounds at most (each plays the tournament four times, starting Ray twice).
@@ -44,8 +45,9 @@ def measure(games: int, rounds: int, agents: list[str], seed: int = 0) -> dict:
             try:
                 with tempfile.TemporaryDirectory() as out:
                     start = time.perf_counter()
+                    runner = None if address is None else ray_runner(address, num_cpus=workers)
                     summaries.append(run_tournament(rules, agents, games, seed, workers, progress=False, out_dir=out,
-                                                    ray_address=address))
+                                                    runner=runner))
                     seconds[name].append(time.perf_counter() - start)
             finally:
                 if address is not None:
@@ -55,7 +57,8 @@ def measure(games: int, rounds: int, agents: list[str], seed: int = 0) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the measurement and print a Markdown table; bad input: one line on stderr and status 2."""
-    from ..cli import EXIT_ERROR, Parser
+    from train.arg_types import Parser
+    from train.errors import EXIT_ERROR
 
     p = Parser(prog=PROG, description=__doc__.splitlines()[0])
     p.add_argument("--games", type=bounded_int(1, MAX_GAMES), default=600,

@@ -1,7 +1,7 @@
 """The native trainer's self-play collectors as Ray actors: ``uno-env train --ray`` with ``algo: ppo``.
 
-A ``RayCollector`` has the interface of ``train.collector.LocalCollector`` and ``CollectorProcess``
-(submit / result / send_snapshots / close): each runs one ``train.collector.Collector`` in a Ray
+A ``RayCollector`` has the interface of ``train.collect.collector.LocalCollector`` and ``CollectorProcess``
+(submit / result / send_snapshots / close): each runs one ``train.collect.collector.Collector`` in a Ray
 actor, on whichever node of the cluster has a CPU free. The learner (the driver) sends it actions
 and snapshots of its weights and receives its batched requests and finished games, as it does from a
 worker process; ``ready()`` waits for whichever collectors have stepped. Collector ``j`` holds the
@@ -13,9 +13,9 @@ with an error naming it, and ``--resume`` continues from the last checkpoint.
 """
 from __future__ import annotations
 
-from ..collector import Collector, Request
-from ..config import TrainConfig
-from . import require_ray
+from train.collect.collector import Collector, Request
+from train.config import TrainConfig
+from train.scaleout import require_ray
 
 
 class CollectorActor:

@@ -16,10 +16,10 @@ import json
 import math
 import uuid
 
-from ..evaluation.worker import init_worker, play_job
-from ..evaluation.stream import TournamentError
-from ..progress import DEFAULT_INTERVAL, Progress
-from . import require_ray
+from train.evaluation.stream import TournamentError
+from train.evaluation.worker import init_worker, play_job
+from train.progress import DEFAULT_INTERVAL, Progress
+from train.scaleout import require_ray, session
 
 MAX_RETRIES = 3
 """Times Ray runs a chunk again after its worker process or node died."""
@@ -114,3 +114,12 @@ def run_jobs(rules, specs: list[str], jobs: list, loaded: dict, progress: bool =
             ray.cancel(ref)
         bar.close()
     return results
+
+
+def ray_runner(address: str, num_cpus: int | None = None):
+    """A ``run_tournament`` runner that plays the games as Ray tasks on the cluster at ``address``."""
+    def run(rules, specs, jobs, loaded, progress, sink, total, progress_interval=DEFAULT_INTERVAL):
+        with session(address, num_cpus=num_cpus):
+            return run_jobs(rules, specs, jobs, loaded, progress, sink, total=total,
+                            progress_interval=progress_interval)
+    return run

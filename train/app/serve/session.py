@@ -23,15 +23,15 @@ import numpy as np
 
 import agents
 from agents import AgentSpecError, PolicyFileError, SearchOptionError
-from uno_env import Game, RuleSet, UnoError, VARIANTS
+from uno_env import VARIANTS, Game, RuleSet, UnoError
 from uno_env.errors import did_you_mean, short_repr
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 
-from ..errors import UsageError, error_message
-from ..play.terminal import step_narrated
-from ..rule_args import parse_options
-from .view import decision_json, result_json, table_view
+from train.app.play.terminal import step_narrated
+from train.app.serve.view import decision_json, result_json, table_view
+from train.errors import UsageError, error_message
+from train.rule_args import parse_options
 
 MAX_SESSIONS = 64
 """Games kept at once; the least recently used one is dropped beyond this."""

@@ -5,7 +5,7 @@ The run, top to bottom (CleanRL style):
 1. seeding: numpy, torch and the games from ``cfg.seed``;
 2. ``cfg.num_games`` games (``uno_env.vector.VectorGames``), split evenly over the player counts of
    ``cfg.table_sizes`` (one policy learns them all: the observation layout does not depend on the
-   player count) and over the collectors (``train/collector.py``: in this process, or one worker
+   player count) and over the collectors (``train/collect/collector.py``: in this process, or one worker
    process each with ``cfg.collector_workers``); each new game is a league table: with probability
    ``cfg.self_play_games`` every seat is the learner, otherwise one seat is and the others are drawn
    from the opponent pool (``cfg.opponents``: rule-based agents and ``self`` = frozen snapshots);
@@ -14,9 +14,9 @@ The run, top to bottom (CleanRL style):
    (out-of-turn decisions included), the terminal reward reaches it when its game ends, and GAE is
    computed per finished trajectory;
 4. after ``cfg.n_steps`` batched steps per collector, a PPO update over the finished trajectories
-   (``train/network.py``: clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``,
+   (``train/ppo/network.py``: clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``,
    ``cfg.n_epochs`` passes); with ``cfg.overlap_update`` it runs in a second process
-   (``train/updater.py``) while the next batch is collected with the weights from before it;
+   (``train/ppo/updater.py``) while the next batch is collected with the weights from before it;
 5. on schedule: frozen snapshots into the pool, evaluation against random and heuristic at every
    table size (``eval.csv``; losses and the learner's win rate in its one-learner training games
    in ``progress.csv``; both in TensorBoard under ``tb/``),
@@ -40,17 +40,19 @@ from uno_env import Game
 from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
-from . import atomic, checkpoints, distill, native_checkpoint
-from .collector import CollectorProcess, LocalCollector, split_games
-from .config import ConfigError, TrainConfig
-from .errors import UsageError
-from .evaluation import stats
-from .export import policy_file_from_linears
-from .native_checkpoint import CHECKPOINT
-from .network import batch_arrays, build_network, ppo_update
-from .privileged import PrivilegedEncoder
-from .progress import DEFAULT_INTERVAL, Progress, StopRequest
-from .updater import UpdaterProcess
+from train import atomic, checkpoints
+from train.collect.collector import CollectorProcess, LocalCollector, split_games
+from train.collect.privileged import PrivilegedEncoder
+from train.config import ConfigError, TrainConfig
+from train.errors import UsageError
+from train.evaluation import stats
+from train.export import policy_file_from_linears
+from train.ppo import checkpoint as native_checkpoint
+from train.ppo import distill
+from train.ppo.checkpoint import CHECKPOINT
+from train.ppo.network import batch_arrays, build_network, ppo_update
+from train.ppo.updater import UpdaterProcess
+from train.progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 
 class Trajectories:
@@ -108,7 +110,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     """
     require_torch()
     if ray_address is not None:
-        from .scaleout import session
+        from train.scaleout import session
 
         if cfg.num_games < cfg.ray_collectors * len(cfg.player_counts):
             raise ConfigError(f"num_games = {cfg.num_games} is fewer than one game per table size per Ray "
@@ -213,7 +215,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         return policy_file_from_linears(net.exported_actor(), game, steps, evaluation, cfg.to_dict(),
                                         table_sizes=sizes)
 
-    # -- distillation of a search teacher, once, before the first PPO step (train/distill.py)
+    # -- distillation of a search teacher, once, before the first PPO step (train/ppo/distill.py)
     if cfg.teacher and resume is None:
         data = distill.label(cfg, os.path.join(run_dir, "teacher"), cfg.teacher_workers or os.cpu_count() or 1,
                              progress, progress_stream)
@@ -373,7 +375,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
         try:
             make = CollectorProcess if workers else LocalCollector
             if on_ray:
-                from .scaleout import collectors as ray_collectors
+                from train.scaleout import collectors as ray_collectors
 
                 make = ray_collectors.RayCollector
             collectors += [make(cfg, j, share) for j, share in enumerate(shares)]

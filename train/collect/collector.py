@@ -25,9 +25,9 @@ from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
 from uno_env.vector import VectorGames
 
-from . import worker
-from .config import TrainConfig
-from .privileged import PrivilegedEncoder
+from train.collect import worker
+from train.collect.privileged import PrivilegedEncoder
+from train.config import TrainConfig
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Request:
     keys: np.ndarray                      # (R, 3) int64: table, game, seat
     obs: np.ndarray                       # (R, D) float32 (a copy: it outlives the next step); with
                                           # privileged_critic or hand_prediction_coef, the hidden-card block
-                                          # follows (train/privileged.py)
+                                          # follows (train/collect/privileged.py)
     mask: np.ndarray                      # (R, A) int8
     finished: list = field(default_factory=list)  # (table, game, per-seat rewards, truncated) of games that ended
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from uno_env.errors import RuleError
 from uno_env.records import MAX_LINE_CHARS, RecordError, RecordLineError, replay, stream_records
 
-from ..errors import UsageError
-from ..play.demo import outcome_line, step_line
+from train.app.play.demo import outcome_line, step_line
+from train.errors import UsageError
 
 
 def add_parser(sub) -> None:

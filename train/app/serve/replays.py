@@ -14,8 +14,8 @@ import os
 from uno_env.errors import UnoError, short_repr
 from uno_env.records import RecordError, read_records, replay
 
-from .session import RequestError, resolve_inside
-from .view import result_json, table_view
+from train.app.serve.session import RequestError, resolve_inside
+from train.app.serve.view import result_json, table_view
 
 MAX_RECORD_BYTES = 8 * 1024 * 1024
 """Largest record text the server replays."""

@@ -5,9 +5,9 @@ import numpy as np
 
 from uno_env import Game, RuleError, RuleSet
 
-from .. import shipped_configs
-from ..arg_types import bounded_int
-from ..rule_args import add_rule_arguments, parse_options
+from train import shipped_configs
+from train.arg_types import bounded_int
+from train.rule_args import add_rule_arguments, parse_options
 
 #: Shown instead of the colour while a wild waits for its colour to be declared.
 COLOUR_PENDING = "to be chosen"

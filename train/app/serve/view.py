@@ -13,8 +13,8 @@ from uno_env import Game
 from uno_env.cards import Effect
 from uno_env.records import outcome_of
 
-from ..play.demo import colour_text, outcome_line
-from ..play.terminal import duel_text, outcome_text, pending_text
+from train.app.play.demo import colour_text, outcome_line
+from train.app.play.terminal import duel_text, outcome_text, pending_text
 
 #: What the ``pass`` action means, said on its button, per phase.
 PASS_LABELS = {"PLAY_OR_KEEP_DRAWN": "keep the drawn card", "JUMP_IN": "don't jump in", "MULTI_PLAY": "stop",

@@ -20,9 +20,8 @@ import argparse
 import os
 import sys
 
-from .errors import DOMAIN_ERRORS, EXIT_INTERRUPTED, error_message
-
-EXIT_ERROR = 2
+from train.arg_types import Parser
+from train.errors import DOMAIN_ERRORS, EXIT_ERROR, EXIT_INTERRUPTED, error_message
 
 DESCRIPTION = "Play, train, evaluate and benchmark agents for UNO and its variants."
 
@@ -44,64 +43,6 @@ Bad input (a rule option, config key, agent spec or file) prints one line,
 (or UNO_ENV_DEBUG=1) shows the traceback instead. Ctrl-C exits with status 130."""
 
 
-class HelpFormatter(argparse.HelpFormatter):
-    """Appends ``(default: ...)`` to options with a real default; keeps hand-made line breaks of texts."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        if "\n" in text:  # laid out by hand (the top-level epilog): keep it
-            return "".join(indent + line for line in text.splitlines(keepends=True))
-        return super()._fill_text(text, width, indent)
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if not shows_default(action) or "%(default)" in text:
-            return text
-        default = format_default(action.default).replace("%", "%%")  # argparse %-formats the help later
-        return f"{text} (default: {default})"
-
-
-def shows_default(action: argparse.Action) -> bool:
-    """Whether an option's default says something: not None, not a flag's False, not an empty list."""
-    default = action.default
-    if default is None or default is argparse.SUPPRESS or action.help in (None, argparse.SUPPRESS):
-        return False
-    if action.nargs == 0:  # store_true / store_false / help: the flag's presence is the value
-        return False
-    return not (isinstance(default, (list, tuple, str)) and len(default) == 0)
-
-
-def format_default(default) -> str:
-    """A default as it would be typed on the command line (lists space-separated)."""
-    if isinstance(default, (list, tuple)):
-        return " ".join(map(str, default))
-    return str(default)
-
-
-class Parser(argparse.ArgumentParser):
-    """ArgumentParser whose help, and every sub-command's (they share the class), uses HelpFormatter."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str):
-        """Bad arguments: one line naming the command, as every other bad input (no usage block)."""
-        self.exit(EXIT_ERROR, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-    def add_subparsers(self, **kwargs):
-        """Register the sub-commands' action, kept to name the sub-command in argument errors."""
-        self.commands = super().add_subparsers(**kwargs)
-        return self.commands
-
-    def parse_known_args(self, args=None, namespace=None):
-        """Unknown options are reported by the sub-command they were given to, not by ``uno-env``."""
-        namespace, extras = super().parse_known_args(args, namespace)
-        commands = getattr(self, "commands", None)
-        if extras and commands is not None and getattr(namespace, "command", None) in commands.choices:
-            commands.choices[namespace.command].error(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``uno-env`` parser with every sub-command registered."""
     parser = Parser(prog="uno-env", description=DESCRIPTION, epilog=EPILOG)
@@ -111,15 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"uno-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
-    from . import command as train_command
-    from .benchmark import protocol, throughput
-    from .evaluation import tournament
-    from .play import demo, terminal
-    from .replay import viewer
-    from .scaleout import rllib
-    from .serve import command as serve
+    from train.app import eval_command, train_command
+    from train.app.play import demo, terminal
+    from train.app.replay import viewer
+    from train.app.serve import command as serve
+    from train.benchmark import protocol, throughput
+    from train.rllib import trainer as rllib
 
-    for command in (train_command, tournament, terminal, viewer, serve, demo, throughput, protocol, rllib):
+    for command in (train_command, eval_command, terminal, viewer, serve, demo, throughput, protocol, rllib):
         command.add_parser(sub)
     for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

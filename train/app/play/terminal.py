@@ -17,14 +17,14 @@ from typing import IO
 
 from uno_env import Game, RuleSet
 from uno_env.errors import UnoError, short_repr
-from uno_env.variants.registry import VARIANTS
 from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
+from uno_env.variants.registry import VARIANTS
 
-from ..arg_types import bounded_int
-from ..errors import UsageError
-from ..rule_args import add_rule_arguments, rules_from_args
-from .demo import MAX_SEED, colour_text
+from train.app.play.demo import MAX_SEED, colour_text
+from train.arg_types import bounded_int
+from train.errors import UsageError
+from train.rule_args import add_rule_arguments, rules_from_args
 
 #: Characters of a typed line read at most (the longest action is under 40); the rest of the line is skipped.
 MAX_INPUT_CHARS = 200

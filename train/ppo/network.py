@@ -1,6 +1,6 @@
 """The native PPO's network and its update: the actor-critic MLPs, a batch as arrays, the PPO epochs.
 
-Both the learner (``train/native_ppo.py``) and the overlapped updater process (``train/updater.py``)
+Both the learner (``train/ppo/trainer.py``) and the overlapped updater process (``train/ppo/updater.py``)
 build the network and run the update from here.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ def build_network(obs_size: int, num_actions: int, hidden: list[int], privileged
     """Actor and critic MLPs (tanh): the actor is what gets exported.
 
     Rows may carry a hidden-card block of ``extra_size`` floats after the observation
-    (``train/privileged.py``; ``extra_size`` defaults to ``privileged_size``): the actor reads the first
+    (``train/collect/privileged.py``; ``extra_size`` defaults to ``privileged_size``): the actor reads the first
     ``obs_size`` floats. With ``privileged_size`` the critic reads the block too. With ``hands_size``, a
     linear head on the actor's last hidden layer predicts the block's first ``hands_size`` floats
     (every other seat's cards), an auxiliary target for training only (``predict``). With

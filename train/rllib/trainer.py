@@ -22,11 +22,10 @@ import yaml
 from uno_env import Game, RuleSet
 from uno_env.errors import short_repr
 
-from .. import atomic
-from ..config import ConfigError, TrainConfig
-from ..errors import UsageError
-from . import INSTALL_HINT, LOCAL, require_ray, session
-
+from train import atomic
+from train.config import ConfigError, TrainConfig
+from train.errors import UsageError
+from train.scaleout import INSTALL_HINT, LOCAL, require_ray, session
 
 #: Bounds of a config's sizes: generous for any real run, refusing a value that would exhaust the machine.
 MAX_LAYERS, MAX_WIDTH, MAX_COUNT = 16, 65_536, 1_000_000_000
@@ -111,7 +110,7 @@ def algorithm_config(cfg: RllibConfig):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from .rllib_env import MaskedActorCritic, UnoMultiAgentEnv
+    from train.rllib.env import MaskedActorCritic, UnoMultiAgentEnv
 
     env_config = {"variant": cfg.variant, "num_players": cfg.num_players, **cfg.rule_options}
     module = RLModuleSpec(module_class=MaskedActorCritic, model_config={"hidden": list(cfg.net_arch)})
@@ -129,7 +128,7 @@ def algorithm_config(cfg: RllibConfig):
 
 def export_policy(algo, cfg: RllibConfig, steps: int, evaluation: dict | None = None):
     """The shared policy's actor as our ``PolicyFile`` (``policy.npz`` format)."""
-    from ..export import policy_file_from_linears
+    from train.export import policy_file_from_linears
 
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     module = algo.get_module(SHARED_POLICY)
@@ -140,7 +139,7 @@ def train(cfg: RllibConfig, address: str = LOCAL, progress: bool = True) -> dict
     """Train with RLlib's PPO, save its checkpoint, export and evaluate ``policy.npz``; returns a summary."""
     from agents.policy_file import PolicyAgent
 
-    from ..evaluation import stats
+    from train.evaluation import stats
 
     run_dir = os.path.join(cfg.out_dir, cfg.name)
     os.makedirs(run_dir, exist_ok=True)
@@ -206,7 +205,7 @@ def run(args) -> int:
         import ray.rllib  # noqa: F401  (ray without its rllib extra)
     except ImportError:
         raise UsageError(f"uno-env rllib needs RLlib; install it with: {INSTALL_HINT}") from None
-    from ..command import format_table
+    from train.evaluation.stats import format_table
 
     summary = train(cfg, args.ray, progress=not args.no_progress)
     print(format_table(summary))

@@ -17,9 +17,9 @@ import traceback
 
 import numpy as np
 
-from . import worker
-from .config import TrainConfig
-from .network import build_network, ppo_update
+from train.collect import worker
+from train.config import TrainConfig
+from train.ppo.network import build_network, ppo_update
 
 
 class UpdaterProcess:

@@ -1,7 +1,7 @@
 """The ``uno-env train`` command: read the config and overrides, run the trainer it names, report.
 
-``algo: ppo`` runs the native PPO (``train/native_ppo.py``), ``algo: sb3`` the SB3 path
-(``train/sb3_ppo.py``); both return the same summary, printed here as a table with the commands that
+``algo: ppo`` runs the native PPO (``train/ppo/trainer.py``), ``algo: sb3`` the SB3 path
+(``train/sb3/trainer.py``); both return the same summary, printed here as a table with the commands that
 evaluate and play the new policy, or the command that resumes an interrupted run.
 """
 from __future__ import annotations
@@ -10,27 +10,13 @@ import json
 import os
 import shlex
 
-from . import checkpoints, shipped_configs
-from .config import TrainConfig
-from .errors import EXIT_INTERRUPTED, UsageError
-from .progress import DEFAULT_INTERVAL, add_progress_arguments
-from .rule_args import parse_value
-from .scaleout import LOCAL, add_ray_argument
-
-
-def format_table(summary: dict) -> str:
-    """The final evaluation as a text table."""
-    lines = []
-    if summary["evaluation"]:
-        lines.append(f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% interval':>18}")
-    for opp, r in summary["evaluation"].items():
-        lo, hi = r["ci95"]
-        lines.append(f"{opp:<12}{r['games']:>7}{r['win_rate']:>10.1%}{f'{lo:.1%} - {hi:.1%}':>18}")
-    lines.append(f"trained to step {summary['timesteps']:,} ({summary['trained_timesteps']:,} steps in "
-                 f"{summary['seconds']:.0f} s, "
-                 f"{summary['samples_per_second']:.0f} samples/s); policy: {summary['run_dir']}/policy.npz"
-                 + (" (interrupted: not evaluated)" if summary.get("interrupted") else ""))
-    return "\n".join(lines)
+from train import checkpoints, shipped_configs
+from train.config import TrainConfig
+from train.errors import EXIT_INTERRUPTED, UsageError
+from train.evaluation.stats import format_table
+from train.progress import DEFAULT_INTERVAL, add_progress_arguments
+from train.rule_args import parse_value
+from train.scaleout import LOCAL, add_ray_argument
 
 
 def _rule_flags(cfg: TrainConfig) -> list[str]:
@@ -116,13 +102,13 @@ def run(args) -> int:
     if ray_address is not None and cfg.algo != "ppo":
         raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: ppo in the config")
     if cfg.algo == "ppo":
-        from . import native_ppo
+        from train.ppo import trainer as native_ppo
 
         summary = native_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
                                    progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
                                    ray_address=ray_address)
     else:
-        from . import sb3_ppo
+        from train.sb3 import trainer as sb3_ppo
 
         summary = sb3_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
                         progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import socket
 
-from ..errors import UsageError
+from train.errors import UsageError
 
 
 def add_parser(sub) -> None:
@@ -27,7 +27,7 @@ def run(args) -> int:
     try:
         import uvicorn
 
-        from .app import build_app
+        from train.app.serve.app import build_app
     except ImportError as exc:
         raise UsageError(f"uno-env serve needs the web extra ({exc.name} is missing): "
                          "pip install 'uno-env[web]'") from None

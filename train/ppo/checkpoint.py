@@ -17,9 +17,9 @@ from agents.policy_file import PolicyFile, PolicyFileError, strip_extension
 from uno_env import Game
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
-from . import atomic
-from .checkpoints import first_line
-from .config import ConfigError, TrainConfig
+from train import atomic
+from train.checkpoints import first_line
+from train.config import ConfigError, TrainConfig
 
 CHECKPOINT = "native.pt"
 

@@ -37,8 +37,8 @@ from starlette.staticfiles import StaticFiles
 import agents
 from uno_env import VARIANTS
 
-from .replays import MAX_RECORD_BYTES, list_records, read_folder_record, replay_game
-from .session import RequestError, Sessions, safe_agent_forms
+from train.app.serve.replays import MAX_RECORD_BYTES, list_records, read_folder_record, replay_game
+from train.app.serve.session import RequestError, Sessions, safe_agent_forms
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
 LOCAL_HOSTS = ["127.0.0.1", "localhost", "[::1]"]

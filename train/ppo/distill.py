@@ -48,10 +48,10 @@ from uno_env import Game
 from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
-from . import atomic
-from .benchmark.json_input import read_json_object
-from .config import ConfigError, TrainConfig
-from .progress import Progress
+from train import atomic
+from train.config import ConfigError, TrainConfig
+from train.json_input import read_json_object
+from train.progress import Progress
 
 #: Games per labelled chunk (one file under ``<run>/teacher/``; the unit of work of a worker).
 CHUNK_GAMES = 20

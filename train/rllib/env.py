@@ -7,7 +7,7 @@ observation and reward of every agent that took part. Observations keep the AEC 
 ``{"observation", "action_mask"}`` dict.
 
 ``MaskedActorCritic`` is an RLlib (new API stack) torch RLModule holding the native trainer's
-actor-critic (``train.network.build_network``: tanh MLPs, illegal actions' logits at -1e9), so
+actor-critic (``train.ppo.network.build_network``: tanh MLPs, illegal actions' logits at -1e9), so
 RLlib's PPO samples and learns only legal actions, and the trained actor exports to our
 ``policy.npz`` with the native trainer's exporter. Both classes need Ray (``uno-env[ray]``).
 """
@@ -20,7 +20,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from uno_env.aec_env import raw_env
 
-from ..network import build_network
+from train.ppo.network import build_network
 
 
 class UnoMultiAgentEnv(MultiAgentEnv):

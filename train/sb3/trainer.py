@@ -1,7 +1,7 @@
 """The SB3 path: MaskablePPO self-play training, which ``uno-env train`` runs for ``algo: sb3`` configs.
 
-The reference the native PPO (``train/native_ppo.py``) is measured against; the command itself is
-``train/command.py``.
+The reference the native PPO (``train/ppo/trainer.py``) is measured against; the command itself is
+``train/app/train_command.py``.
 
 The run, top to bottom: resolve and save the config, seed everything, build the parallel
 environments with an opponent pool (baselines + frozen snapshots of the learner, drawn per
@@ -32,12 +32,12 @@ from agents import load as load_agent
 from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
-from . import atomic, checkpoints
-from .config import ConfigError, TrainConfig
-from .errors import UsageError
-from .evaluation import stats
-from .export import policy_file_from_model
-from .progress import DEFAULT_INTERVAL, Progress, StopRequest
+from train import atomic, checkpoints
+from train.config import ConfigError, TrainConfig
+from train.errors import UsageError
+from train.evaluation import stats
+from train.export import policy_file_from_model
+from train.progress import DEFAULT_INTERVAL, Progress, StopRequest
 
 
 class OpponentPool:
