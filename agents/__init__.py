@@ -11,7 +11,7 @@
 - ``pretrained``: the shipped policy of the game's own variant, so one spec plays a suite of tasks
   in several variants: the variant's native specialist for the table size (``pretrained:<variant>-<n>p``)
   where one is shipped, else ``pretrained:<variant>`` (``pretrained_for``);
-- a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file.py``).
+- a path to an exported policy (``<name>.npz`` + ``<name>.json``, see ``agents/policy_file/``).
 
 A spec that is not one of the names above is read as a path when it contains a path separator or
 ends in ``.npz``/``.json`` (a missing file is then reported as such); anything else is an unknown

@@ -1,12 +1,14 @@
-"""Turn a MaskablePPO policy into a framework-free policy file (``agents/policy_file.py``)."""
+"""Turn a trained torch network into a framework-free policy file (``agents/policy_file/``).
+
+Only the torch part lives here: a MaskablePPO model or an actor's ``Linear`` layers become numpy
+arrays; ``agents.policy_file.policy_file_from_weights`` writes the metadata for the game.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from agents.policy_file import FORMAT, FORMAT_VERSION, PolicyFile, _jsonable
+from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
-from uno_env.actions import ACTION_LAYOUT_VERSION
-from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
 
 def policy_file_from_model(model, game: Game, training_steps: int, evaluation: dict | None = None,
@@ -30,20 +32,14 @@ def policy_file_from_linears(linears: list, game: Game, training_steps: int, eva
     ``table_sizes``: every player count the policy was trained at (default: ``game``'s alone); it may
     play at each of them without relaxing the rule check.
     """
-    weights: list[np.ndarray] = []
+    return policy_file_from_weights(linear_arrays(linears), game, training_steps, evaluation, config,
+                                    table_sizes=table_sizes, activation="tanh")
+
+
+def linear_arrays(linears: list) -> list[np.ndarray]:
+    """The numpy arrays ``W0, b0, W1, b1, ...`` (W: in x out) of torch ``Linear`` layers, first to last."""
+    arrays: list[np.ndarray] = []
     for lin in linears:
-        weights.append(lin.weight.detach().cpu().numpy().T.copy())
-        weights.append(lin.bias.detach().cpu().numpy().copy())
-    layers = [linears[0].in_features] + [lin.out_features for lin in linears]
-    meta = {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        "variant": game.rules.variant, "num_players": game.num_players,
-        "table_sizes": sorted(set(table_sizes or [game.num_players])),
-        "rule_options": _jsonable(game.rules.changed_options()),  # the form check_game compares against
-        "observation_layout_version": OBSERVATION_LAYOUT_VERSION,
-        "observation_size": ObservationEncoder(game).size,
-        "action_layout_version": ACTION_LAYOUT_VERSION, "num_actions": game.num_actions,
-        "activation": "tanh", "layers": layers, "training_steps": int(training_steps),
-        "evaluation": evaluation or {}, "config": config or {},
-    }
-    return PolicyFile(weights, meta)
+        arrays.append(lin.weight.detach().cpu().numpy().T)
+        arrays.append(lin.bias.detach().cpu().numpy())
+    return arrays

@@ -1,4 +1,4 @@
-"""Hostile and damaged policy files (``agents/policy_file.py``): refused in one line, within bounded memory and time.
+"""Hostile and damaged policy files (``agents/policy_file/``): refused in one line, within bounded memory and time.
 
 The bombs run in a memory-capped subprocess (``run_bounded``): a reader that inflates them fails the
 test with a MemoryError, a kill or the timeout instead of exhausting the machine.

@@ -178,6 +178,7 @@ def test_bad_prior_options_are_errors_naming_what_is_allowed():
     assert agents.load("ismcts", g).guide is None
 
 
+@pytest.mark.slow  # a statistical strength check: hundreds of searched decisions
 def test_search_beats_random_and_plays_in_every_tool():
     g = Game("classic", 2)
     result = head_to_head(g, lambda i: agents.load("ismcts:iterations=40", g, seed=i),

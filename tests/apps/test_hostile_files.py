@@ -343,6 +343,7 @@ def test_eval_resume_names_at_most_ten_damaged_lines(tmp_path, capsys):
     assert len(err.splitlines()) == 11 and "15 more damaged lines dropped" in err
 
 
+@pytest.mark.slow  # writes and bounds a file of hundreds of MB
 def test_eval_resume_skips_an_overlong_line_without_reading_it_whole(run_bounded, tmp_path):
     assert main(EVAL + ["--out", str(tmp_path)]) == 0
     path = tmp_path / STREAM_FILE

@@ -462,6 +462,7 @@ def long_record(players: int = 10, variant: str = "flip", names=None, min_action
     raise AssertionError(f"no seed in 0..99 plays {min_actions} decisions")
 
 
+@pytest.mark.slow  # plays and pages a game of thousands of decisions
 def test_a_long_replay_comes_in_bounded_pages_that_add_up_to_the_game():
     text = long_record(min_actions=3 * replays.REPLAY_PAGE_FRAMES)
     c = client()

@@ -36,6 +36,7 @@ def mkdocs_build(config: pathlib.Path, site: pathlib.Path, cwd: pathlib.Path) ->
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow  # builds the whole site
 def test_the_site_builds_with_warnings_as_errors(tmp_path):
     """Every page, link, anchor and API reference resolves (``make docs`` runs the same build)."""
     result = mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site", ROOT)

@@ -33,7 +33,7 @@ def test_same_seed_same_trajectory():
     assert trajectory_digest("classic", 4, 7) != trajectory_digest("classic", 4, 8)
 
 
-@pytest.mark.parametrize("variant", ["flex", "flip", "attack"])
+@pytest.mark.parametrize("variant", ["flex", pytest.param("flip", marks=pytest.mark.slow), "attack"])  # flip: long games
 def test_variant_same_seed_same_trajectory(variant):
     assert trajectory_digest(variant, 4, 3) == trajectory_digest(variant, 4, 3)
     assert trajectory_digest(variant, 4, 3) != trajectory_digest(variant, 4, 4)

@@ -416,6 +416,7 @@ def _differential(seed, n, k, opts):
     return i
 
 
+@pytest.mark.slow  # thousands of random games against an independent model
 def test_random_games_match_reference_model():
     """§2.4 (turn, press, Discard All, Skip/Reverse, hits, Mass Hit, resume rules AMB-C3/C4, last card AMB-C10,
     reload and forfeits AMB-C2, two players CORE-28, UNO decide CORE-22, scoring, blocked rounds CORE-12): random

@@ -47,7 +47,7 @@ def check_sample(g: Game, enc: ObservationEncoder, s, seat: int, rng, void_weigh
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, pytest.param(4, marks=pytest.mark.slow)])  # 4 seats: twice the hidden hands
 def test_samples_keep_what_the_seat_sees(variant, players):
     """Along random games: the observation of the deciding seat and of another seat is unchanged, cards are
     conserved, and either sample plays on (another seat's sample keeps the decider's pending jump-in or
