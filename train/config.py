@@ -1,181 +1,108 @@
-"""Training hyperparameters: one dataclass, YAML keys map 1:1 onto its fields (no eval of strings)."""
+"""Training configs: one model for every trainer, each field's type and bounds declared beside it.
+
+A config is a dataclass whose fields are ``setting``\\ s: a default, the type its annotation declares and its
+``Bounds``. ``RunConfig`` holds what every run has (the game, the seed, the evaluation, where the run is
+written); the parts add an algorithm's own settings: ``PpoSettings`` (PPO's loss and network, shared with
+RLlib), ``RolloutSettings``, ``Sb3Settings`` and ``NativePpoSettings``. ``TrainConfig`` is the self-play run
+of ``uno-env train`` over the parts of its algorithms; ``train.rllib.trainer.RllibConfig`` is the RLlib run.
+
+One loader reads them all (``ConfigModel.from_dict`` / ``from_yaml``): a YAML key is a field, an unknown
+key (with a did-you-mean), a wrong type or a value out of its bounds is a ``ConfigError`` naming the key,
+the value given and what is allowed. What ties fields together is checked by small named methods, listed
+in each class's ``CHECKS`` (a base's first).
+
+Adding an algorithm to ``uno-env train``: a dataclass of its settings with ``ALGO = "<name>"`` (and its
+``CHECKS``), one more base of ``TrainConfig``. ``algo: <name>`` is then allowed, and those of its settings
+declared ``exclusive`` are refused, away from their defaults, under any other ``algo``.
+"""
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 import math
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
 from uno_env.errors import did_you_mean, short_repr
 from uno_env.safe_yaml import load_file
 
-#: Upper bounds of the settings that size what a run allocates (processes, games, layers, files): a
-#: mistyped ``num_games: 100000000`` is refused at once instead of exhausting the machine.
-SIZE_LIMITS = {"n_envs": 256, "num_games": 100_000, "n_steps": 100_000, "batch_size": 10_000_000,
-               "n_epochs": 10_000, "eval_games": 1_000_000, "max_snapshots": 10_000, "teacher_games": 10_000_000,
-               "teacher_epochs": 100_000}
 #: Hidden layers of ``net_arch`` and player counts of ``table_sizes`` at most; ``MAX_WIDTH`` units per layer.
 MAX_LAYERS = 16
 MAX_WIDTH = 65_536
+#: Seeds are 0..MAX_SEED: numpy's legacy seeding (SB3) takes 0..2**32 - 1 and the runs add offsets.
+MAX_SEED = 2**31 - 1
 
 
 class ConfigError(ValueError):
     """A training config with an unknown key or a value of the wrong type."""
 
 
-@dataclass
-class TrainConfig:
-    """One self-play run: MaskablePPO from sb3-contrib (``algo: sb3``) or the native PPO (``algo: ppo``)."""
+@dataclass(frozen=True)
+class Bounds:
+    """What a setting allows beyond its type (a list's entries obey ``low``, ``above`` and ``high``)."""
 
-    algo: str = "sb3"
-    """Trainer: ``sb3`` (MaskablePPO on the Gymnasium env, the reference) or ``ppo`` (native, batched games)."""
-    variant: str = "classic"
-    """Rule preset the agent learns (``uno_env.VARIANTS``)."""
-    num_players: int = 2
-    """Seats at the table; the learner holds one, chosen at random per episode."""
-    rule_options: dict = field(default_factory=dict)
-    """Rule options of the game (``docs/rule-options.md``)."""
-    seed: int = 0
-    """Seeds the environments, the network initialisation, the opponent sampling and evaluation."""
-    total_timesteps: int = 150_000
-    """Learner decisions to train on."""
-    n_envs: int = 8
-    """(sb3) Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
-    num_games: int = 64
-    """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them."""
-    table_sizes: list = field(default_factory=list)
-    """(ppo) Player counts trained at together, e.g. ``[2, 4]`` (the games split evenly; one policy plays
-    them all); empty: ``num_players`` alone. ``num_players`` is the policy's home table (its plain eval rows)."""
-    collector_workers: int = 0
-    """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
-    answers the others (0: everything in the learner's process). One per spare core; see README."""
-    overlap_update: bool = False
-    """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
-    collected with the weights from before it, so the games and the update use two cores at once. The
-    price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
-    torch_threads: int = 0
-    """(ppo) Threads torch may use in the learner's process for the forward passes and the update (0:
-    torch's default, one per core). Set 1 when the cores are shared: two runs side by side on two cores,
-    each with two threads, learned about 6 times slower than with one each. With ``overlap_update`` the
-    learner and the updater each get half of them (at least 1)."""
-    ray_collectors: int = 2
-    """(ppo) Collectors run as Ray actors when training with ``--ray`` (one CPU of the cluster each; the
-    games split over them as over ``collector_workers`` without Ray); ignored without ``--ray``."""
-    truncation_reward: float = -1.0
-    """(ppo) What every seat of a game cut at the engine's ``max_steps`` learns as its reward. A voluntary
-    draw is always legal, so a learner losing to strong opponents could prefer stalling (0) to losing
-    (-1); -1 makes a stalled game a loss for all."""
-    self_play_games: float = 0.5
-    """(ppo) Share of new games in which every seat is the learner; in the others one seat is, and the
-    rest are drawn from ``opponents``."""
-    n_steps: int = 256
-    """Decisions collected per environment (sb3) or batched steps over all games (ppo) between updates."""
-    batch_size: int = 256
-    """Minibatch size of a PPO update."""
-    n_epochs: int = 4
-    """Passes over each rollout."""
-    learning_rate: float = 3e-4
-    """Adam step size."""
-    gamma: float = 0.995
-    """Discount factor (a game is ~30-100 learner decisions and pays only at the end). Below 1, a later
-    loss costs less than an early one, which teaches a learner facing strong opponents to stall by
-    drawing; the native configs use 1.0 (games end anyway: ``max_steps``, ``truncation_reward``)."""
-    gae_lambda: float = 0.95
-    """GAE smoothing."""
-    clip_range: float = 0.2
-    """PPO clipping."""
-    ent_coef: float = 0.01
-    """Entropy bonus."""
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value networks (tanh)."""
-    opponents: dict = field(default_factory=lambda: {"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
-    """Opponent pool sampling weights per episode: built-in agent specs, and ``self`` for frozen snapshots of the learner."""
-    teacher: str = ""
-    """(ppo) A search agent spec (``ismcts[:options]``) to distil before PPO starts: the network first
-    learns its move preferences in ``teacher_games`` labelled games (``train/ppo/distill.py``); empty: none."""
-    teacher_games: int = 2000
-    """(ppo) Games the teacher plays (against the ``opponents``) to label its decisions."""
-    teacher_epochs: int = 20
-    """(ppo) Passes of the supervised fit over the labelled decisions."""
-    teacher_learning_rate: float = 1e-3
-    """(ppo) Adam step size of the supervised fit."""
-    teacher_workers: int = 0
-    """(ppo) Worker processes labelling games (0: one per core); the labels do not depend on it."""
-    init_from: str = ""
-    """(ppo) What this run starts from, to fine-tune it under other settings (the optimiser and the
-    step count start afresh): a native PPO run directory (or its ``checkpoints/native.pt``), whose
-    actor and critic are loaded; or an exported policy file (``<name>.npz``/``.json`` or
-    ``pretrained:<name>``), whose weights become the actor while the critic starts untrained (see
-    ``critic_warmup_steps``). Empty: a random initialisation (or the ``teacher``'s fit)."""
-    privileged_critic: bool = False
-    """(ppo) The critic also sees every other seat's hand and the next cards of the draw pile
-    (``train/collect/privileged.py``): an asymmetric actor-critic, a less noisy baseline for the policy
-    gradient. The actor, the only part exported and played, still sees the seat's observation alone."""
-    hand_prediction_coef: float = 0.0
-    """(ppo) Weight of an auxiliary loss (0: off): a linear head on the actor's last hidden layer
-    predicts every other seat's cards per kind (the squared error summed over a decision's block), so
-    that the layers the policy reads learn what the public history says of the hidden hands. The head
-    is used in training only and not exported; the policy file is the same kind as without it."""
-    oracle_guiding_steps: list = field(default_factory=list)
-    """(ppo) ``[full_until, gone_at]`` (empty: off): oracle guiding, as in Suphx. The actor also reads
-    the hidden-card block (``train/collect/privileged.py``) until ``full_until`` decisions of the run; from
-    there each of its floats is kept with a probability that falls linearly to 0 at ``gone_at`` and
-    stays 0. The exported policy drops those inputs: from ``gone_at`` on it plays exactly as trained."""
-    critic_warmup_steps: int = 0
-    """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
-    so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
-    snapshot_every: int = 40_000
-    """Timesteps between frozen snapshots added to the pool."""
-    max_snapshots: int = 5
-    """Snapshots kept in the pool (oldest dropped)."""
-    eval_every: int = 50_000
-    """Timesteps between evaluations against random and heuristic."""
-    eval_games: int = 200
-    """Seat-rotated games per evaluation opponent."""
-    time_limit_minutes: float = 0.0
-    """Stop learning after this wall-clock time (0: no limit); the policy is still exported and evaluated."""
-    out_dir: str = "runs"
-    """Where runs are written (``<out_dir>/<run_name>``)."""
-    run_name: str = ""
-    """Name of the run directory; empty: ``<variant>-<num_players>p-seed<seed>``."""
+    low: float | None = None
+    """Least value allowed."""
+    above: float | None = None
+    """The value must be greater than this (a bound it may not reach)."""
+    high: float | None = None
+    """Greatest value allowed."""
+    most: int | None = None
+    """A size limit: more would exhaust the machine rather than be wrong (``is more than this trainer takes``)."""
+    length: tuple[int, int] | None = None
+    """Least and greatest number of entries of a list."""
+    note: str = ""
+    """Said after what is allowed, e.g. what 0 means."""
+    exclusive: bool | str = False
+    """Refused away from its default under another ``algo`` than its part's ``ALGO``; a string says why."""
+
+
+NO_BOUNDS = Bounds()
+
+
+def setting(default: Any, **bounds: Any) -> Any:
+    """A config field: its default (a list or dict is copied for each config) and its ``Bounds``."""
+    return _field(default, Bounds(**bounds))
+
+
+def setting_like(part: type, name: str, default: Any) -> Any:
+    """The field ``name`` of config class ``part`` with another default (the same bounds)."""
+    return _field(default, _fields(part)[name].metadata["bounds"])
+
+
+def _field(default: Any, bounds: Bounds) -> Any:
+    """A dataclass field holding ``bounds`` in its metadata."""
+    if isinstance(default, (list, dict)):
+        return field(default_factory=functools.partial(copy.deepcopy, default), metadata={"bounds": bounds})
+    return field(default=default, metadata={"bounds": bounds})
+
+
+class ConfigModel:
+    """The loader and validator every config dataclass shares: keys, types and bounds, then its ``CHECKS``."""
+
+    LABEL = "training config"  # how messages name this kind of config
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
-        """Validated config from a mapping; unknown keys and wrong types are errors."""
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        """Validated config from a mapping; unknown keys, wrong types and values out of bounds are errors."""
         if not isinstance(data, dict):
-            raise ConfigError(f"a training config must be a mapping, got {type(data).__name__}")
-        fields = {f.name: f for f in dataclasses.fields(cls)}
+            raise ConfigError(f"expected a mapping of {cls.LABEL} keys to values, got {type(data).__name__}")
+        fields = _fields(cls)
         unknown = sorted(set(data) - set(fields), key=str)
         if unknown:
             named = ", ".join(f"{short_repr(k)}{did_you_mean(k, fields) if isinstance(k, str) else ''}"
                               for k in unknown[:5]) + (f" and {len(unknown) - 5:,} more" if len(unknown) > 5 else "")
-            raise ConfigError(f"unknown training config key{'s' if len(unknown) > 1 else ''} {named}; "
+            raise ConfigError(f"unknown {cls.LABEL} key{'s' if len(unknown) > 1 else ''} {named}; "
                               f"allowed: {', '.join(fields)}")
-        defaults = cls()
-        values = {}
-        for key, value in data.items():
-            expected = type(getattr(defaults, key))
-            if expected is float and isinstance(value, str):  # YAML 1.1 reads 3e-4 as a string
-                try:
-                    value = float(value)
-                except ValueError:
-                    pass
-            if expected is float and isinstance(value, int) and not isinstance(value, bool):
-                try:
-                    value = float(value)
-                except OverflowError:  # an int too large for a float
-                    raise ConfigError(f"training config {key!r} = {short_repr(value)} is too large") from None
-            if expected is float and isinstance(value, float) and not math.isfinite(value):
-                raise ConfigError(f"training config {key!r} = {value} must be a finite number")
-            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise ConfigError(f"training config {key!r} = {short_repr(value)} must be {expected.__name__}")
-            values[key] = value
-        cfg = cls(**values)
+        hints = _hints(cls)
+        cfg = cls(**{key: _coerce(cls.LABEL, key, value, hints[key]) for key, value in data.items()})
         cfg.validate()
         return cfg
 
     @classmethod
-    def from_yaml(cls, path: str) -> "TrainConfig":
+    def from_yaml(cls, path: str) -> Any:
         """Config from a YAML file; errors in its content name the file.
 
         The file is read by ``uno_env.safe_yaml.load_file``: at most 1 MB of UTF-8, no anchors or
@@ -190,128 +117,380 @@ class TrainConfig:
             raise type(exc)(f"{path}: {exc}") from None
 
     def validate(self) -> None:
-        """Range checks and the rule set itself."""
+        """Every field's type and bounds, then the checks between fields (each class's ``CHECKS``, a base's first)."""
+        hints = _hints(type(self))
+        for f in dataclasses.fields(self):
+            value = _coerce(self.LABEL, f.name, getattr(self, f.name), hints[f.name])
+            problem = _bounds_problem(value, f.metadata.get("bounds", NO_BOUNDS), hints[f.name] is float)
+            if problem:
+                raise ConfigError(f"{self.LABEL} {f.name!r}{problem}")
+        for name in self.checks():
+            getattr(self, name)()
+
+    @classmethod
+    def checks(cls) -> list[str]:
+        """The names of the methods checking fields together, in order."""
+        return [name for klass in reversed(cls.__mro__) for name in vars(klass).get("CHECKS", ())]
+
+    def to_dict(self) -> dict:
+        """Plain mapping (what is saved beside a run)."""
+        return dataclasses.asdict(self)
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The declared type of each field of a config class."""
+    return typing.get_type_hints(cls)
+
+
+def _fields(cls: type) -> dict[str, dataclasses.Field]:
+    """The fields of a config class by name, in order."""
+    return {f.name: f for f in dataclasses.fields(cls)}
+
+
+def _coerce(label: str, key: str, value: Any, hint: Any) -> Any:
+    """``value`` as the declared type (a float from an int or from YAML's ``3e-4`` string), or ConfigError."""
+    if hint is float:
+        if isinstance(value, str):  # YAML 1.1 reads 3e-4 as a string
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        if isinstance(value, int) and not isinstance(value, bool):
+            try:
+                value = float(value)
+            except OverflowError:  # an int too large for a float
+                raise ConfigError(f"{label} {key!r} = {short_repr(value)} is too large") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{label} {key!r} = {value} must be a finite number")
+    if not _matches(value, hint):
+        raise ConfigError(f"{label} {key!r} = {short_repr(value)} must be {_type_name(hint)}")
+    return value
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    """Whether ``value`` has the declared type (a bool is no int; a list's or dict's entries are checked too)."""
+    origin, args = typing.get_origin(hint) or hint, typing.get_args(hint)
+    if origin is bool:
+        return isinstance(value, bool)
+    if origin is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if origin is float:  # an int is a number too (inside a list or dict, where it is kept as given)
+        return (isinstance(value, float) and math.isfinite(value)
+                or isinstance(value, int) and not isinstance(value, bool) and value.bit_length() <= 64)
+    if origin is list:
+        return isinstance(value, list) and (not args or all(_matches(x, args[0]) for x in value))
+    if origin is dict:
+        return isinstance(value, dict) and (not args or all(_matches(k, args[0]) and _matches(v, args[1])
+                                                            for k, v in value.items()))
+    return isinstance(value, origin)
+
+
+def _type_name(hint: Any) -> str:
+    """A declared type as messages say it: ``int``, ``a list of int``, ``a mapping of str to float``."""
+    origin, args = typing.get_origin(hint) or hint, typing.get_args(hint)
+    if origin is list and args:
+        return f"a list of {_type_name(args[0])}"
+    if origin is dict and args:
+        return f"a mapping of {_type_name(args[0])} to {_type_name(args[1])}"
+    return origin.__name__
+
+
+def _within(value: float, b: Bounds) -> bool:
+    """Whether a number lies within ``b`` (its size limit ``most`` aside)."""
+    return ((b.low is None or value >= b.low) and (b.above is None or value > b.above)
+            and (b.high is None or value <= b.high))
+
+
+def _bounds_problem(value: Any, b: Bounds, is_float: bool) -> str | None:
+    """What is wrong with a value of the declared type, as the end of a message after its key (None: nothing)."""
+    note = f" ({b.note})" if b.note else ""
+    if isinstance(value, list):
+        least, most = b.length or (0, None)
+        if least <= len(value) and (most is None or len(value) <= most) and all(_within(x, b) for x in value):
+            return None
+        count = f"at most {most}" if not least else f"{least} to {most}"
+        entries = f" in {b.low:,}..{b.high:,}" if b.low is not None and b.high is not None else ""
+        return f" = {short_repr(value)} must be a list of {count} whole numbers{entries}{note}"
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    if b.most is not None and value > b.most:
+        return f" = {short_repr(value)} is more than this trainer takes; allowed: at most {b.most:,}"
+    if _within(value, b):
+        return None
+    if b.low == 1 and b.high is None and not is_float:  # a count: the form its messages have always had
+        return f" must be >= 1, got {short_repr(value)}{note}"
+    return f" = {short_repr(value)} must be {_allowed(b, is_float)}{note}"
+
+
+def _allowed(b: Bounds, is_float: bool) -> str:
+    """The values a number may take, e.g. ``in 0..64``, ``in (0, 1]``, ``>= 0`` or ``a number >= 0``."""
+    show = "{:g}".format if is_float else "{:,}".format
+    least = b.above if b.above is not None else b.low
+    if least is None:
+        return f"{'a number ' if is_float else ''}<= {show(b.high)}"
+    if b.high is None:
+        return f"{'a number ' if is_float else ''}{'>' if b.above is not None else '>='} {show(least)}"
+    if not is_float and b.above is None:
+        return f"in {show(least)}..{show(b.high)}"
+    return f"in {'(' if b.above is not None else '['}{show(least)}, {show(b.high)}]"
+
+
+def _part_of(cls: type, name: str) -> type:
+    """The class among ``cls`` and its bases that declares the field ``name``."""
+    return next(k for k in reversed(cls.__mro__) if name in getattr(k, "__dataclass_fields__", {}))
+
+
+def _default(f: dataclasses.Field) -> Any:
+    """A field's default value (a fresh one for a list or dict)."""
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default
+
+
+@dataclass
+class RunConfig(ConfigModel):
+    """What every run has, whatever trains it: the game, the seed, the final evaluation and where it is written."""
+
+    CHECKS = ("check_rules",)
+    RUN_PREFIX = ""  # starts the run directory's default name
+
+    variant: str = setting("classic")
+    """Rule preset the agent learns (``uno_env.VARIANTS``)."""
+    num_players: int = setting(2)
+    """Seats at the table (the learner holds one, chosen at random per episode; RLlib: all play the shared policy)."""
+    rule_options: dict = setting({})
+    """Rule options of the game (``docs/rule-options.md``)."""
+    seed: int = setting(0, low=0, high=MAX_SEED)
+    """Seeds the environments, the network initialisation, the opponent sampling and evaluation."""
+    eval_games: int = setting(200, low=1, most=1_000_000)
+    """Seat-rotated games per evaluation opponent."""
+    out_dir: str = setting("runs")
+    """Where runs are written (``<out_dir>/<run_name>``)."""
+    run_name: str = setting("")
+    """Name of the run directory; empty: ``<variant>-<num_players>p-seed<seed>`` (RLlib: with ``rllib-`` before it)."""
+
+    def check_rules(self) -> None:
+        """The rule set exists: the variant, its player count and its options (a RuleError names what is wrong)."""
         from uno_env import RuleSet
 
         RuleSet.create(self.variant, self.num_players, self.rule_options)
-        if self.algo not in ("sb3", "ppo"):
-            raise ConfigError(f"training config 'algo' = {short_repr(self.algo)} is not allowed; allowed: sb3, ppo")
-        if not 0.0 <= self.self_play_games <= 1.0:
-            raise ConfigError(f"training config 'self_play_games' = {short_repr(self.self_play_games)} must be "
-                              f"in [0, 1]")
-        for key in ("total_timesteps", "n_envs", "num_games", "n_steps", "batch_size", "n_epochs", "snapshot_every",
-                    "eval_every", "eval_games"):
-            if getattr(self, key) < 1:
-                raise ConfigError(f"training config {key!r} must be >= 1, got {short_repr(getattr(self, key))}")
-        for key, low, high in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip_range", 0.0, 10.0),
-                               ("learning_rate", 0.0, 1.0), ("ent_coef", 0.0, 10.0)):
-            if not low < getattr(self, key) <= high and not (key == "ent_coef" and getattr(self, key) == 0):
-                raise ConfigError(f"training config {key!r} = {short_repr(getattr(self, key))} must be in "
-                                  f"({low}, {high}]")
-        if not 0 <= self.seed < 2**31:  # numpy's legacy seeding (SB3) takes 0..2**32 - 1; the runs add offsets
-            raise ConfigError(f"training config 'seed' = {short_repr(self.seed)} must be in 0..{2**31 - 1:,}")
-        for key, high in SIZE_LIMITS.items():
-            value = getattr(self, key)
-            if value > high:
-                raise ConfigError(f"training config {key!r} = {short_repr(value)} is more than this trainer takes; "
-                                  f"allowed: at most {high:,}")
-        if len(self.net_arch) > MAX_LAYERS or len(self.table_sizes) > MAX_LAYERS:
-            raise ConfigError(f"training config 'net_arch' and 'table_sizes' may list at most {MAX_LAYERS} entries")
-        if self.time_limit_minutes < 0 or self.max_snapshots < 1:
-            raise ConfigError("time_limit_minutes must be >= 0 and max_snapshots >= 1")
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in self.table_sizes):
-            raise ConfigError(f"table_sizes must be a list of player counts, got {short_repr(self.table_sizes)}")
-        for n in self.table_sizes:
-            RuleSet.create(self.variant, n, self.rule_options)  # names the allowed player counts if not
-        if not 0 <= self.collector_workers <= 64:
-            raise ConfigError(f"training config 'collector_workers' = {short_repr(self.collector_workers)} must "
-                              f"be in 0..64")
-        if not 0 <= self.torch_threads <= 256:
-            raise ConfigError(f"training config 'torch_threads' = {short_repr(self.torch_threads)} must be in 0..256 "
-                              "(0: torch's default, one per core)")
-        if not 1 <= self.ray_collectors <= 1024:
-            raise ConfigError(f"training config 'ray_collectors' = {short_repr(self.ray_collectors)} must be in "
-                              f"1..1024")
-        if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):
-            raise ConfigError(f"num_games = {short_repr(self.num_games)} is fewer than one game per table size "
-                              f"per collector")
-        if self.algo == "sb3" and self.player_counts != [self.num_players]:
-            raise ConfigError(f"table_sizes {short_repr(self.table_sizes)} needs algo: ppo (the SB3 path trains "
-                              f"at num_players)")
-        if self.table_sizes and self.num_players not in self.table_sizes:
-            raise ConfigError(f"table_sizes {short_repr(self.table_sizes)} must include num_players = "
-                              f"{short_repr(self.num_players)}")
-        if not self.net_arch or not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_WIDTH
-                                        for x in self.net_arch):
-            raise ConfigError(f"net_arch must be a list of positive ints (at most {MAX_WIDTH:,} each), "
-                              f"got {short_repr(self.net_arch)}")
+
+    @property
+    def name(self) -> str:
+        """Run directory name."""
+        return self.run_name or f"{self.RUN_PREFIX}{self.variant}-{self.num_players}p-seed{self.seed}"
+
+
+@dataclass
+class SelfPlayConfig(RunConfig):
+    """A self-play run of ``uno-env train``: which algorithm learns, for how long, against which opponents."""
+
+    CHECKS = ("check_algo", "check_algorithm_settings", "check_opponents")
+
+    algo: str = setting("sb3")
+    """Trainer: ``sb3`` (MaskablePPO on the Gymnasium env, the reference) or ``ppo`` (native, batched games)."""
+    total_timesteps: int = setting(150_000, low=1)
+    """Learner decisions to train on."""
+    opponents: dict[str, float] = setting({"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
+    """Opponent pool sampling weights per episode: built-in agent specs, and ``self`` for frozen snapshots of the learner."""
+    snapshot_every: int = setting(40_000, low=1)
+    """Timesteps between frozen snapshots added to the pool."""
+    max_snapshots: int = setting(5, low=1, most=10_000)
+    """Snapshots kept in the pool (oldest dropped)."""
+    eval_every: int = setting(50_000, low=1)
+    """Timesteps between evaluations against random and heuristic."""
+    time_limit_minutes: float = setting(0.0, low=0, note="0: no limit")
+    """Stop learning after this wall-clock time (0: no limit); the policy is still exported and evaluated."""
+
+    @classmethod
+    def algorithms(cls) -> list[str]:
+        """The names ``algo`` may take: the ``ALGO`` of each part of this config, in order."""
+        return [vars(k)["ALGO"] for k in reversed(cls.__mro__) if "ALGO" in vars(k)]
+
+    def check_algo(self) -> None:
+        """``algo`` names one of the algorithms whose parts this config has."""
+        if self.algo not in self.algorithms():
+            raise ConfigError(f"{self.LABEL} 'algo' = {short_repr(self.algo)} is not allowed; "
+                              f"allowed: {', '.join(self.algorithms())}")
+
+    def check_algorithm_settings(self) -> None:
+        """An algorithm's ``exclusive`` settings keep their defaults under another ``algo``."""
+        for f in dataclasses.fields(self):
+            why = f.metadata.get("bounds", NO_BOUNDS).exclusive
+            algo = getattr(_part_of(type(self), f.name), "ALGO", self.algo)
+            if why and algo != self.algo and getattr(self, f.name) != _default(f):
+                reason = f" ({why})" if isinstance(why, str) else ""
+                raise ConfigError(f"{self.LABEL} {f.name!r} needs algo: {algo}{reason}")
+
+    def check_opponents(self) -> None:
+        """Each opponent is a built-in agent, a search spec or ``self``; weights >= 0, one besides ``self`` above 0."""
         import agents
 
         allowed = [*agents.BUILTIN, "ismcts[:options]", "self"]
         for key in self.opponents:
             if _is_search_spec(key):
                 _check_search_options(key, "opponents")
-                continue
-            if key not in allowed:
-                hint = did_you_mean(key, allowed) if isinstance(key, str) else ""
-                raise ConfigError(f"unknown opponent {short_repr(key)}{hint} in opponents; allowed: "
-                                  f"{', '.join(allowed)}")
-        if not self.opponents or any(not isinstance(w, (int, float)) or isinstance(w, bool) or w < 0
-                                     for w in self.opponents.values()):
+            elif key not in allowed:
+                raise ConfigError(f"unknown opponent {short_repr(key)}{did_you_mean(key, allowed)} in opponents; "
+                                  f"allowed: {', '.join(allowed)}")
+        if not self.opponents or any(w < 0 for w in self.opponents.values()):
             raise ConfigError(f"opponents must map some of {', '.join(allowed)} to weights >= 0, "
                               f"got {short_repr(self.opponents)}")
-        if self.teacher:
-            if self.algo != "ppo":
-                raise ConfigError("training config 'teacher' needs algo: ppo (the SB3 path has no distillation phase)")
-            if not _is_search_spec(self.teacher):
-                raise ConfigError(f"training config 'teacher' = {short_repr(self.teacher)} is not a search agent spec; "
-                                  "allowed: ismcts or ismcts:key=value,...")
-            _check_search_options(self.teacher, "teacher")
-        if self.init_from:
-            if self.algo != "ppo":
-                raise ConfigError("training config 'init_from' needs algo: ppo (it starts from a native PPO run's "
-                                  "network; the SB3 path resumes its own runs with --resume)")
-            if self.teacher:
-                raise ConfigError("training config 'init_from' and 'teacher' both choose the starting network; "
-                                  "set one of them")
-        if self.privileged_critic and (self.algo != "ppo" or self.teacher):
-            raise ConfigError("training config 'privileged_critic' needs algo: ppo and no 'teacher' (the "
-                              "distillation fits the critic to the seat's observation alone)")
-        if not 0.0 <= self.hand_prediction_coef < float("inf"):
-            raise ConfigError(f"training config 'hand_prediction_coef' = "
-                              f"{short_repr(self.hand_prediction_coef)} must be a "
-                              "number >= 0 (0 turns the auxiliary loss off)")
-        if self.hand_prediction_coef and (self.algo != "ppo" or self.teacher):
-            raise ConfigError("training config 'hand_prediction_coef' needs algo: ppo and no 'teacher' (the "
-                              "distillation fits the network to the seat's observation alone)")
-        if self.oracle_guiding_steps:
-            steps = self.oracle_guiding_steps
-            if (len(steps) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) for x in steps)
-                    or not 0 <= steps[0] <= steps[1] or steps[1] < 1):
-                raise ConfigError(f"training config 'oracle_guiding_steps' = {short_repr(steps)} must be "
-                                  f"[full_until, gone_at]: "
-                                  "two decision counts with 0 <= full_until <= gone_at and gone_at >= 1 (empty: off)")
-            if self.algo != "ppo" or self.teacher:
-                raise ConfigError("training config 'oracle_guiding_steps' needs algo: ppo and no 'teacher' (the "
-                                  "distillation fits the actor to the seat's observation alone)")
-        if self.critic_warmup_steps < 0:
-            raise ConfigError(f"training config 'critic_warmup_steps' = {short_repr(self.critic_warmup_steps)} "
-                              f"must be >= 0")
-        if self.critic_warmup_steps and self.algo != "ppo":
-            raise ConfigError("training config 'critic_warmup_steps' needs algo: ppo")
-        if self.overlap_update and self.algo != "ppo":
-            raise ConfigError("training config 'overlap_update' needs algo: ppo (the SB3 path updates in its own loop)")
-        if self.teacher_games < 1 or self.teacher_epochs < 1 or not 0 <= self.teacher_workers <= 64:
-            raise ConfigError("teacher_games and teacher_epochs must be >= 1 and teacher_workers in 0..64")
-        if not 0 < self.teacher_learning_rate <= 1:
-            raise ConfigError(f"training config 'teacher_learning_rate' = {short_repr(self.teacher_learning_rate)} "
-                              "must be in (0, 1]")
         if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
             raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic, ismcts")
 
-    def to_dict(self) -> dict:
-        """Plain mapping (what is saved beside a run)."""
-        return dataclasses.asdict(self)
+
+@dataclass
+class PpoSettings:
+    """PPO's loss and network: the part every PPO trainer shares (SB3, the native PPO, RLlib)."""
+
+    learning_rate: float = setting(3e-4, above=0, high=1)
+    """Adam step size."""
+    gamma: float = setting(0.995, above=0, high=1)
+    """Discount factor (a game is ~30-100 learner decisions and pays only at the end). Below 1, a later
+    loss costs less than an early one, which teaches a learner facing strong opponents to stall by
+    drawing; the native configs use 1.0 (games end anyway: ``max_steps``, ``truncation_reward``)."""
+    gae_lambda: float = setting(0.95, above=0, high=1)
+    """GAE smoothing."""
+    clip_range: float = setting(0.2, above=0, high=10)
+    """PPO clipping."""
+    ent_coef: float = setting(0.01, low=0, high=10)
+    """Entropy bonus."""
+    net_arch: list[int] = setting([256, 256], low=1, high=MAX_WIDTH, length=(1, MAX_LAYERS))
+    """Hidden layer sizes of the policy and value networks (tanh)."""
+
+
+@dataclass
+class RolloutSettings:
+    """How PPO batches its experience in ``uno-env train`` (both of its algorithms count them so)."""
+
+    n_steps: int = setting(256, low=1, most=100_000)
+    """Decisions collected per environment (sb3) or batched steps over all games (ppo) between updates."""
+    batch_size: int = setting(256, low=1, most=10_000_000)
+    """Minibatch size of a PPO update."""
+    n_epochs: int = setting(4, low=1, most=10_000)
+    """Passes over each rollout."""
+
+
+@dataclass
+class Sb3Settings:
+    """``algo: sb3``: MaskablePPO from sb3-contrib on the Gymnasium env (``train/sb3/trainer.py``)."""
+
+    ALGO = "sb3"
+
+    n_envs: int = setting(8, low=1, most=256)
+    """(sb3) Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
+
+
+@dataclass
+class NativePpoSettings:
+    """``algo: ppo``: the native PPO over batched games (``train/ppo/trainer.py``)."""
+
+    ALGO = "ppo"
+    CHECKS = ("check_table_sizes", "check_games_per_collector", "check_teacher", "check_hidden_card_features")
+
+    num_games: int = setting(64, low=1, most=100_000)
+    """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them."""
+    table_sizes: list[int] = setting([], length=(0, MAX_LAYERS), exclusive="the SB3 path trains at num_players")
+    """(ppo) Player counts trained at together, e.g. ``[2, 4]`` (the games split evenly; one policy plays
+    them all); empty: ``num_players`` alone. ``num_players`` is the policy's home table (its plain eval rows)."""
+    collector_workers: int = setting(0, low=0, high=64)
+    """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
+    answers the others (0: everything in the learner's process). One per spare core; see README."""
+    overlap_update: bool = setting(False, exclusive="the SB3 path updates in its own loop")
+    """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
+    collected with the weights from before it, so the games and the update use two cores at once. The
+    price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
+    torch_threads: int = setting(0, low=0, high=256, note="0: torch's default, one per core")
+    """(ppo) Threads torch may use in the learner's process for the forward passes and the update (0:
+    torch's default, one per core). Set 1 when the cores are shared: two runs side by side on two cores,
+    each with two threads, learned about 6 times slower than with one each. With ``overlap_update`` the
+    learner and the updater each get half of them (at least 1)."""
+    ray_collectors: int = setting(2, low=1, high=1024)
+    """(ppo) Collectors run as Ray actors when training with ``--ray`` (one CPU of the cluster each; the
+    games split over them as over ``collector_workers`` without Ray); ignored without ``--ray``."""
+    truncation_reward: float = setting(-1.0)
+    """(ppo) What every seat of a game cut at the engine's ``max_steps`` learns as its reward. A voluntary
+    draw is always legal, so a learner losing to strong opponents could prefer stalling (0) to losing
+    (-1); -1 makes a stalled game a loss for all."""
+    self_play_games: float = setting(0.5, low=0, high=1)
+    """(ppo) Share of new games in which every seat is the learner; in the others one seat is, and the
+    rest are drawn from ``opponents``."""
+    teacher: str = setting("", exclusive="the SB3 path has no distillation phase")
+    """(ppo) A search agent spec (``ismcts[:options]``) to distil before PPO starts: the network first
+    learns its move preferences in ``teacher_games`` labelled games (``train/ppo/distill.py``); empty: none."""
+    teacher_games: int = setting(2000, low=1, most=10_000_000)
+    """(ppo) Games the teacher plays (against the ``opponents``) to label its decisions."""
+    teacher_epochs: int = setting(20, low=1, most=100_000)
+    """(ppo) Passes of the supervised fit over the labelled decisions."""
+    teacher_learning_rate: float = setting(1e-3, above=0, high=1)
+    """(ppo) Adam step size of the supervised fit."""
+    teacher_workers: int = setting(0, low=0, high=64, note="0: one per core")
+    """(ppo) Worker processes labelling games (0: one per core); the labels do not depend on it."""
+    init_from: str = setting("", exclusive="it starts from a native PPO run's network; the SB3 path resumes "
+                                           "its own runs with --resume")
+    """(ppo) What this run starts from, to fine-tune it under other settings (the optimiser and the
+    step count start afresh): a native PPO run directory (or its ``checkpoints/native.pt``), whose
+    actor and critic are loaded; or an exported policy file (``<name>.npz``/``.json`` or
+    ``pretrained:<name>``), whose weights become the actor while the critic starts untrained (see
+    ``critic_warmup_steps``). Empty: a random initialisation (or the ``teacher``'s fit)."""
+    privileged_critic: bool = setting(False, exclusive=True)
+    """(ppo) The critic also sees every other seat's hand and the next cards of the draw pile
+    (``train/collect/privileged.py``): an asymmetric actor-critic, a less noisy baseline for the policy
+    gradient. The actor, the only part exported and played, still sees the seat's observation alone."""
+    hand_prediction_coef: float = setting(0.0, low=0, note="0 turns the auxiliary loss off", exclusive=True)
+    """(ppo) Weight of an auxiliary loss (0: off): a linear head on the actor's last hidden layer
+    predicts every other seat's cards per kind (the squared error summed over a decision's block), so
+    that the layers the policy reads learn what the public history says of the hidden hands. The head
+    is used in training only and not exported; the policy file is the same kind as without it."""
+    oracle_guiding_steps: list[int] = setting([], exclusive=True)
+    """(ppo) ``[full_until, gone_at]`` (empty: off): oracle guiding, as in Suphx. The actor also reads
+    the hidden-card block (``train/collect/privileged.py``) until ``full_until`` decisions of the run; from
+    there each of its floats is kept with a probability that falls linearly to 0 at ``gone_at`` and
+    stays 0. The exported policy drops those inputs: from ``gone_at`` on it plays exactly as trained."""
+    critic_warmup_steps: int = setting(0, low=0, exclusive=True)
+    """(ppo) Decisions at the start of a run during which only the critic learns and the actor is held,
+    so that an untrained critic's advantages do not move a good actor (``init_from`` a policy file)."""
+
+    def check_table_sizes(self) -> None:
+        """Every table size is a player count of the rule set, and ``num_players`` is one of them."""
+        from uno_env import RuleSet
+
+        for n in self.table_sizes:
+            RuleSet.create(self.variant, n, self.rule_options)  # names the allowed player counts if not
+        if self.table_sizes and self.num_players not in self.table_sizes:
+            raise ConfigError(f"table_sizes {short_repr(self.table_sizes)} must include num_players = "
+                              f"{short_repr(self.num_players)}")
+
+    def check_games_per_collector(self) -> None:
+        """Each collector steps at least one game of each table size."""
+        if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):
+            raise ConfigError(f"num_games = {short_repr(self.num_games)} is fewer than one game per table size "
+                              f"per collector")
+
+    def check_teacher(self) -> None:
+        """The teacher is a search agent spec with valid options, and not given together with ``init_from``."""
+        if not self.teacher:
+            return
+        if not _is_search_spec(self.teacher):
+            raise ConfigError(f"{self.LABEL} 'teacher' = {short_repr(self.teacher)} is not a search agent spec; "
+                              "allowed: ismcts or ismcts:key=value,...")
+        _check_search_options(self.teacher, "teacher")
+        if self.init_from:
+            raise ConfigError(f"{self.LABEL} 'init_from' and 'teacher' both choose the starting network; "
+                              "set one of them")
+
+    def check_hidden_card_features(self) -> None:
+        """``oracle_guiding_steps`` is ``[full_until, gone_at]``; no hidden-card feature goes with a ``teacher``."""
+        steps = self.oracle_guiding_steps
+        if steps and (len(steps) != 2 or not 0 <= steps[0] <= steps[1] or steps[1] < 1):
+            raise ConfigError(f"{self.LABEL} 'oracle_guiding_steps' = {short_repr(steps)} must be "
+                              "[full_until, gone_at]: two decision counts with 0 <= full_until <= gone_at and "
+                              "gone_at >= 1 (empty: off)")
+        for key, fitted in (("privileged_critic", "the critic"), ("hand_prediction_coef", "the network"),
+                            ("oracle_guiding_steps", "the actor")):
+            if getattr(self, key) and self.teacher:
+                raise ConfigError(f"{self.LABEL} {key!r} needs algo: ppo and no 'teacher' (the distillation fits "
+                                  f"{fitted} to the seat's observation alone)")
 
     @property
     def player_counts(self) -> list[int]:
@@ -334,10 +513,21 @@ class TrainConfig:
             return 0.0
         return 1.0 - (steps - full_until) / (gone_at - full_until)
 
-    @property
-    def name(self) -> str:
-        """Run directory name."""
-        return self.run_name or f"{self.variant}-{self.num_players}p-seed{self.seed}"
+
+@dataclass
+class TrainConfig(NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, SelfPlayConfig):
+    """One self-play run of ``uno-env train``: MaskablePPO from sb3-contrib (``algo: sb3``) or the native PPO (``algo: ppo``).
+
+    Its fields are those of ``RunConfig`` (the game, seed, evaluation, output), ``SelfPlayConfig`` (the
+    algorithm, the budget, the opponent pool), ``RolloutSettings`` and ``PpoSettings`` (PPO), and of each
+    algorithm's part: ``Sb3Settings`` (sb3) and ``NativePpoSettings`` (ppo). A YAML key is a field.
+    """
+
+
+#: Upper bounds of the settings that size what a run allocates (processes, games, layers, files): a
+#: mistyped ``num_games: 100000000`` is refused at once instead of exhausting the machine.
+SIZE_LIMITS = {f.name: f.metadata["bounds"].most for f in dataclasses.fields(TrainConfig)
+               if f.metadata["bounds"].most is not None}
 
 
 def _is_search_spec(spec) -> bool:

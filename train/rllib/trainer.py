@@ -14,91 +14,46 @@ from __future__ import annotations
 import csv
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from uno_env import Game, RuleSet
-from uno_env.errors import short_repr
+from uno_env import Game
 
 from train import atomic
-from train.config import ConfigError, TrainConfig
+from train.config import PpoSettings, RunConfig, setting, setting_like
 from train.errors import UsageError
 from train.scaleout import INSTALL_HINT, LOCAL, require_ray, session
 
-#: Bounds of a config's sizes: generous for any real run, refusing a value that would exhaust the machine.
-MAX_LAYERS, MAX_WIDTH, MAX_COUNT = 16, 65_536, 1_000_000_000
+#: Sizes of an RLlib run at most: generous for any real run, refusing a value that would exhaust the machine.
+MAX_COUNT = 1_000_000_000
+
 
 @dataclass
-class RllibConfig:
-    """One RLlib PPO run: the game, PPO's hyperparameters, and how many env runners sample."""
+class RllibConfig(PpoSettings, RunConfig):
+    """One RLlib PPO run: the game, PPO's hyperparameters, and how many env runners sample.
 
-    variant: str = "classic"
-    """Rule preset (``uno_env.VARIANTS``)."""
-    num_players: int = 2
-    """Seats at the table; all of them play the shared policy."""
-    rule_options: dict = field(default_factory=dict)
-    """Rule options of the game (``docs/rule-options.md``)."""
-    seed: int = 0
-    """Seeds RLlib (network initialisation, env runners' games) and the final evaluation."""
-    iterations: int = 50
-    """RLlib training iterations (``algo.train()`` calls), each sampling ``train_batch_size`` env steps."""
-    train_batch_size: int = 4000
-    """Env steps (all agents' decisions) per iteration."""
-    minibatch_size: int = 256
-    """Minibatch size of a PPO update."""
-    num_epochs: int = 4
-    """Passes over each iteration's batch."""
-    learning_rate: float = 3e-4
-    """Adam step size."""
-    gamma: float = 1.0
+    Its fields are those of ``train.config.RunConfig`` (the game, seed, evaluation, output) and
+    ``train.config.PpoSettings`` (PPO's loss and network, as in the native trainer), and RLlib's own below;
+    loaded and checked as every config is (``train.config.ConfigModel``).
+    """
+
+    LABEL = "RLlib config"
+    RUN_PREFIX = "rllib-"
+
+    gamma: float = setting_like(PpoSettings, "gamma", 1.0)
     """Discount factor (games end anyway, at the engine's ``max_steps`` at the latest)."""
-    gae_lambda: float = 0.95
-    """GAE smoothing."""
-    clip_range: float = 0.2
-    """PPO clipping."""
-    ent_coef: float = 0.01
-    """Entropy bonus."""
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy and value networks (tanh), as in the native trainer."""
-    num_env_runners: int = 1
+    iterations: int = setting(50, low=1, most=MAX_COUNT)
+    """RLlib training iterations (``algo.train()`` calls), each sampling ``train_batch_size`` env steps."""
+    train_batch_size: int = setting(4000, low=1, most=MAX_COUNT)
+    """Env steps (all agents' decisions) per iteration."""
+    minibatch_size: int = setting(256, low=1, most=MAX_COUNT)
+    """Minibatch size of a PPO update."""
+    num_epochs: int = setting(4, low=1, most=MAX_COUNT)
+    """Passes over each iteration's batch."""
+    num_env_runners: int = setting(1, low=0, high=1024, note="0: sample in the driver")
     """RLlib env runner actors sampling games (0: sample in the driver)."""
-    eval_games: int = 200
-    """Seat-rotated games per opponent (random, heuristic) in the final evaluation of the exported policy."""
-    out_dir: str = "runs"
-    """Where runs are written (``<out_dir>/<run_name>``)."""
-    run_name: str = ""
-    """Name of the run directory; empty: ``rllib-<variant>-<num_players>p-seed<seed>``."""
-
-    # the same key and type checks as the native trainer's config (unknown keys, wrong types)
-    from_dict = classmethod(TrainConfig.from_dict.__func__)
-    from_yaml = classmethod(TrainConfig.from_yaml.__func__)
-    to_dict = TrainConfig.to_dict
-
-    def validate(self) -> None:
-        """Range checks and the rule set itself."""
-        RuleSet.create(self.variant, self.num_players, self.rule_options)
-        for key in ("iterations", "train_batch_size", "minibatch_size", "num_epochs", "eval_games"):
-            if not 1 <= getattr(self, key) <= MAX_COUNT:
-                raise ConfigError(f"RLlib config {key!r} must be in 1..{MAX_COUNT:,}, got {short_repr(getattr(self, key))}")
-        if not 0 <= self.num_env_runners <= 1024:
-            raise ConfigError(f"RLlib config 'num_env_runners' = {self.num_env_runners} must be in 0..1024")
-        for key, low, high in (("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip_range", 0.0, 10.0),
-                               ("learning_rate", 0.0, 1.0)):
-            if not low < getattr(self, key) <= high:
-                raise ConfigError(f"RLlib config {key!r} = {getattr(self, key)} must be in ({low}, {high}]")
-        if self.ent_coef < 0:
-            raise ConfigError(f"RLlib config 'ent_coef' = {self.ent_coef} must be >= 0")
-        if not self.net_arch or len(self.net_arch) > MAX_LAYERS or not all(
-                isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_WIDTH for x in self.net_arch):
-            raise ConfigError(f"net_arch must be a list of 1..{MAX_LAYERS} ints in 1..{MAX_WIDTH}, "
-                              f"got {short_repr(self.net_arch)}")
-
-    @property
-    def name(self) -> str:
-        """Run directory name."""
-        return self.run_name or f"rllib-{self.variant}-{self.num_players}p-seed{self.seed}"
 
 
 SHARED_POLICY = "shared"
