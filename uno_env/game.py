@@ -13,6 +13,7 @@ changes anything, so an ``IllegalActionError`` leaves the state as it was.
 from __future__ import annotations
 
 from functools import partial
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -227,6 +228,20 @@ class Game:
             acts = s.legal = self._compute_legal(s)
         mask[acts] = 1
         return mask
+
+    def legal_action_masks(self, states: list[State], out: np.ndarray) -> np.ndarray:
+        """Row i of ``out`` (int8, one row per state) set to ``legal_action_mask(states[i])``, all rows in one write."""
+        legal = []
+        for s in states:
+            acts = s.legal
+            if acts is None:
+                acts = s.legal = self._compute_legal(s)
+            legal.append(acts)
+        lengths = np.fromiter(map(len, legal), dtype=np.int64, count=len(legal))
+        ids = np.fromiter(chain.from_iterable(legal), dtype=np.int64, count=int(lengths.sum()))
+        out[:] = 0
+        out[np.repeat(np.arange(len(legal)), lengths), ids] = 1
+        return out
 
     def legal_action_strings(self, s: State) -> list[str]:
         """Legal actions as strings."""

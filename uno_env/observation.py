@@ -34,6 +34,10 @@ Layout versions: 1 is everything up to ``history``; 2 (current) appends ``histor
 is a prefix of version 2, policies exported for version 1 keep playing: they read the first
 ``size_of(1)`` floats. The history restarts with every deal and every Flip side change, and a state
 built from a scenario spec starts with an empty history (nothing has been seen yet).
+
+``VectorGames`` writes all its rows at once with ``uno_env/batch_observation.py``'s ``BatchEncoder``,
+whose rows equal ``encode_into``'s bit for bit (``tests/envs/test_batched_encoder.py``); this
+row-by-row encoder is the reference, and the one the AEC and Gymnasium envs and the agents use.
 """
 from __future__ import annotations
 

@@ -21,6 +21,9 @@ so a busy machine slows all of them alike. ``uno-env bench engine`` compares the
 with RLCard's bare ``UnoGame`` loop; ``uno-env bench env`` compares ``uno_env.env`` (and
 ``raw_env``) with PettingZoo's RLCard UNO wrapper under the same three standard wrappers, and
 reports the Gymnasium single-agent env. RLCard is optional: ``pip install 'uno-env[rlcard]'``.
+``uno-env bench encode`` times the observation encoder and legal-action mask of ``VectorGames``:
+the reference (``ObservationEncoder`` and ``legal_action_mask``, row by row) against the batched
+writers it uses (``BatchEncoder`` and ``legal_action_masks``), on the same states in the same run.
 """
 from __future__ import annotations
 
@@ -49,6 +52,10 @@ MAX_SECONDS = 3600.0
 MAX_SPLIT_GAMES = 30_000
 #: Player counts ``--players`` may list.
 MAX_PLAYER_COUNTS = 16
+#: Games in ``encode``'s batch at most (``--games``).
+MAX_ENCODE_GAMES = 4096
+#: Steps of the whole batch per ``encode`` round.
+ENCODE_STEPS = 100
 
 
 class UniformPicker:
@@ -302,18 +309,96 @@ def time_split(variant: str, players: int, games: int, policy: str = "matched", 
     return rows + [("decisions per game", decisions)]
 
 
+def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, steps: int = ENCODE_STEPS,
+                  seed: int = 0) -> dict:
+    """CPU µs per sample of the reference and the batched observation encoder and mask, on the same states.
+
+    ``games`` games of ``VectorGames`` play uniformly random legal actions. After every step both
+    writers encode every game's deciding seat and write its mask (the reference row by row, then
+    the batched one, or the other way round on odd steps). The legal ids, which both masks read
+    and ``step`` needs anyway, are computed once per step by the engine's own code and timed apart
+    (``legal ids``). ``time.process_time``, summed over a round of ``steps`` steps; the result
+    holds every round's figure under ``(writer, part)``, and ``legal ids`` under ``("both", "legal ids")``.
+    """
+    from uno_env.vector import VectorGames
+
+    vec = VectorGames(games, variant, num_players=players)
+    _, _, mask = vec.reset(seed=seed)
+    game, reference, batch = vec.game, vec.encoder, vec.batch_encoder
+    obs, masks = np.zeros_like(vec.obs), np.zeros_like(vec.mask)
+    rng = np.random.default_rng(seed)
+    clock = time.process_time
+
+    def reference_rows(states):
+        start = clock()
+        for i, s in enumerate(states):
+            reference.encode_into(s, s.current_seat, obs[i])
+        middle = clock()
+        for i, s in enumerate(states):
+            game.legal_action_mask(s, out=masks[i])
+        return middle - start, clock() - middle
+
+    def batched_rows(states):
+        start = clock()
+        batch.encode(states, [s.current_seat for s in states], obs)
+        middle = clock()
+        game.legal_action_masks(states, masks)
+        return middle - start, clock() - middle
+
+    writers = [("reference", reference_rows), ("batched", batched_rows)]
+    figures = {(who, part): [] for who, _ in writers for part in ("encoder", "mask write")}
+    figures["both", "legal ids"] = []
+    for _ in range(rounds):
+        spent = dict.fromkeys(figures, 0.0)
+        for step in range(steps):
+            for s in vec.states:
+                s.legal = None  # as after a step: VectorGames.step has cached the ids it wrote into its mask
+            start = clock()
+            for s in vec.states:
+                game.legal_actions(s)  # computed and cached in the state, as the step that follows needs them
+            spent["both", "legal ids"] += clock() - start
+            for who, writer in (writers if step % 2 else writers[::-1]):  # neither always runs on a cold cache
+                encoder_s, mask_s = writer(vec.states)
+                spent[who, "encoder"] += encoder_s
+                spent[who, "mask write"] += mask_s
+            counts = mask.sum(axis=1)  # a uniformly random legal id per game
+            picks = (rng.random(games) * counts).astype(np.int64)
+            vec.step((np.cumsum(mask, axis=1) <= picks[:, None]).sum(axis=1))
+        for key in figures:
+            figures[key].append(spent[key] / (steps * games) * 1e6)
+    return figures
+
+
+def _print_encoder_speed(variant: str, players: int, games: int, rounds: int) -> None:
+    figures = encoder_speed(variant, players, games, rounds)
+    median = {key: float(np.median(values)) for key, values in figures.items()}
+    for who in ("reference", "batched"):
+        median[who, "legal ids"] = median["both", "legal ids"]
+    print(f"{variant} {players}p, {games} games, uniformly random legal actions; CPU µs per sample, median of "
+          f"{rounds} rounds of {ENCODE_STEPS} steps, reference and batched interleaved on the same states")
+    print(f"  {'part':<36}{'reference':>11}{'batched':>11}{'faster':>9}")
+    parts = {"encoder": ("encoder",), "mask write": ("mask write",),
+             "legal ids (the engine's, both)": ("legal ids",), "encoder + mask write": ("encoder", "mask write"),
+             "encoder + mask with legal ids": ("encoder", "mask write", "legal ids")}
+    for label, keys in parts.items():
+        ref = sum(median["reference", k] for k in keys)
+        new = sum(median["batched", k] for k in keys)
+        print(f"  {label:<36}{ref:>11.2f}{new:>11.2f}{ref / new:>8.2f}x")
+
+
 def add_parser(sub) -> None:
     """Register the ``bench`` sub-command."""
     p = sub.add_parser("bench", help="games/s and decisions/s, side by side with RLCard's UNO",
                        description="Games and decisions per second of this engine and its environments, side by "
                                    "side with RLCard's UNO in one run (interleaved), under a policy matched to "
                                    "RLCard's random agent; 'split' shows where the engine's time per game goes.")
-    p.add_argument("target", choices=["engine", "env", "split", "train", "search"],
+    p.add_argument("target", choices=["engine", "env", "split", "train", "search", "encode"],
                    help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
                         "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
                         "engine's time per game goes; train: learning samples/s of the native PPO "
                         "against the SB3 path; search: clones, hidden-information samples, rollouts and "
-                        "ismcts iterations per second")
+                        "ismcts iterations per second; encode: the reference and the batched observation "
+                        "encoder and mask of VectorGames, µs per sample")
     p.add_argument("--seconds", type=seconds, default=5.0,
                    help=f"measuring time per contender, at most {MAX_SECONDS:g} (split: about 600 games a second, "
                         f"at most {MAX_SPLIT_GAMES:,})")
@@ -332,8 +417,10 @@ def add_parser(sub) -> None:
     p.add_argument("--sb3-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=16_384,
                    help="train: decisions per SB3 slice, rounded up to whole rollouts, at most "
                         f"{MAX_SLICE_STEPS:,} (default: %(default)s)")
+    p.add_argument("--games", type=bounded_int(1, MAX_ENCODE_GAMES), default=64,
+                   help=f"encode: games in the batch, at most {MAX_ENCODE_GAMES:,} (default: %(default)s)")
     p.add_argument("--rounds", type=bounded_int(1, MAX_ROUNDS), default=3,
-                   help=f"train, search: interleaved rounds of one slice per contender, at most {MAX_ROUNDS:,} "
+                   help=f"train, search, encode: interleaved rounds of one slice per contender, at most {MAX_ROUNDS:,} "
                         "(default: %(default)s)")
     p.add_argument("--iterations", type=bounded_int(1, MAX_ITERATIONS), default=300,
                    help=f"search: ismcts iterations per searched decision, at most {MAX_ITERATIONS:,} "
@@ -384,6 +471,10 @@ def run(args) -> int:
         for players in args.players:
             rows = search.measure(args.variant, players, args.iterations, args.positions, args.rounds)
             search.print_table(rows, args.variant, players, args.iterations)
+        return 0
+    if args.target == "encode":
+        for players in args.players:
+            _print_encoder_speed(args.variant, players, args.games, args.rounds)
         return 0
     if args.target == "split":
         for players in args.players:
