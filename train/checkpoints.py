@@ -15,6 +15,9 @@ import shutil
 import sys
 import zipfile
 
+import yaml
+
+from uno_env import Game
 from uno_env.errors import RuleError, short_repr
 from uno_env.safe_yaml import load_file
 
@@ -242,3 +245,13 @@ def append_progress(path: str, row: dict) -> None:
             if header:
                 w.writerow(columns)
         w.writerow([row.get(key) if row.get(key) is not None else "" for key in columns])
+
+
+def prepare_run_dir(cfg, run_dir: str) -> Game:
+    """Make a run's folders and write its resolved ``config.yaml``; returns the game at its home table."""
+    for sub in ("checkpoints", "snapshots"):
+        os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
+    atomic.write_text(os.path.join(run_dir, "config.yaml"), yaml.safe_dump(resolved, sort_keys=False))
+    return game

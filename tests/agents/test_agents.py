@@ -157,8 +157,12 @@ def test_flex_heuristic_spends_power_only_where_flex_helps():
     assert game4.action_to_string(a, s) == "target P2"
 
 
-@pytest.mark.parametrize("variant, min_vs_random, over_vs_greedy", [("classic", 0.62, 0.5), ("flex", 0.8, 0.55),
-                                                                    ("flip", 0.8, 0.55), ("attack", 0.8, 0.52)])
+STATISTICAL = pytest.mark.slow  # hundreds of games per variant: classic stays in test-quick, the others in make test
+
+
+@pytest.mark.parametrize("variant, min_vs_random, over_vs_greedy", [
+    ("classic", 0.62, 0.5), pytest.param("flex", 0.8, 0.55, marks=STATISTICAL),
+    pytest.param("flip", 0.8, 0.55, marks=STATISTICAL), pytest.param("attack", 0.8, 0.52, marks=STATISTICAL)])
 def test_heuristic_beats_random_and_greedy(variant, min_vs_random, over_vs_greedy):
     game = Game(variant, num_players=2)
     vs_random = head_to_head(game, lambda i: agents.load("heuristic", game, seed=i),

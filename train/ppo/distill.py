@@ -23,8 +23,9 @@ supervised data, the first step of expert iteration:
    games held out (``teacher.csv``: the held-out losses, and how often the network's top action is
    the teacher's); the actor and the critic each keep the weights of their best held-out epoch.
 
-PPO then starts from the fitted network. ``native_ppo.py`` calls ``run`` and exports the fitted
-policy to ``<run>/distilled/policy`` so it can be evaluated on its own.
+PPO then starts from the fitted network. The trainer's ``Distillation`` add-on (``train/ppo/addons.py``)
+calls ``label`` and ``fit`` and exports the fitted policy to ``<run>/distilled/policy`` so it can be
+evaluated on its own.
 """
 from __future__ import annotations
 

@@ -1,39 +1,46 @@
 """Native masked PPO for self-play over batched games: ``uno-env train`` with ``algo: ppo`` in the config.
 
-The run, top to bottom (CleanRL style):
+The run, top to bottom (CleanRL style), as ``Learner`` reads:
 
-1. seeding: numpy, torch and the games from ``cfg.seed``;
-2. ``cfg.num_games`` games (``uno_env.vector.VectorGames``), split evenly over the player counts of
-   ``cfg.table_sizes`` (one policy learns them all: the observation layout does not depend on the
-   player count) and over the collectors (``train/collect/collector.py``: in this process, or one worker
-   process each with ``cfg.collector_workers``); each new game is a league table: with probability
+1. **set up** (``Learner.__init__``): the run directory and the resolved ``config.yaml`` in it; seeding
+   (numpy, torch and the games from ``cfg.seed``); the research add-ons the config turns on
+   (``train/ppo/addons.py``: teacher distillation, privileged critic, hand prediction, oracle guiding),
+   which size the network (``train/ppo/network.py``); the network and the optimiser, fresh, from the
+   run's checkpoint (``--resume``) or from another run or a policy file (``init_from``);
+2. **start** (``Learner.run``): each add-on's start (the teacher's distillation, once, before the first
+   PPO step); ``cfg.num_games`` games (``uno_env.vector.VectorGames``), split evenly over the player counts
+   of ``cfg.table_sizes`` (one policy learns them all: the observation layout does not depend on the
+   player count) and over the collectors (``train/ppo/rollout.py``: in this process, one worker process
+   each with ``cfg.collector_workers``, or Ray actors); each new game is a league table: with probability
    ``cfg.self_play_games`` every seat is the learner, otherwise one seat is and the others are drawn
    from the opponent pool (``cfg.opponents``: rule-based agents and ``self`` = frozen snapshots);
-3. each batched step of a collector, one forward pass answers all the learner's seats deciding in its
-   games (illegal actions masked to minus infinity); each seat's decisions form its own trajectory
-   (out-of-turn decisions included), the terminal reward reaches it when its game ends, and GAE is
-   computed per finished trajectory;
-4. after ``cfg.n_steps`` batched steps per collector, a PPO update over the finished trajectories
-   (``train/ppo/network.py``: clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``,
-   ``cfg.n_epochs`` passes); with ``cfg.overlap_update`` it runs in a second process
-   (``train/ppo/updater.py``) while the next batch is collected with the weights from before it;
-5. on schedule: frozen snapshots into the pool, evaluation against random and heuristic at every
-   table size (``eval.csv``; losses and the learner's win rate in its one-learner training games
-   in ``progress.csv``; both in TensorBoard under ``tb/``),
-   checkpoints; at the end the exported ``policy.npz`` + ``policy.json``, the same format as the SB3
-   path's, so every loader, ``eval`` and ``play`` take it unchanged.
+3. **collect** (``Learner.collect``): ``cfg.n_steps`` batched steps per collector; at each, one forward
+   pass (``Learner.act``) answers all the learner's seats deciding in its games (illegal actions masked
+   to minus infinity); each seat's decisions form its own trajectory (out-of-turn decisions included),
+   the terminal reward reaches it when its game ends, and GAE is computed per finished trajectory
+   (``Trajectories``);
+4. **update** (``Learner.update``): a PPO update over the finished trajectories (``network.ppo_update``:
+   clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes);
+   with ``cfg.overlap_update`` it runs in a second process (``train/ppo/updater.py``) while the next
+   batch is collected with the weights from before it;
+5. **on schedule** (``Learner.after_update``): losses and the learner's win rate in its one-learner
+   training games (``progress.csv``), frozen snapshots into the pool, evaluation against random and
+   heuristic at every table size (``eval.csv``; both in TensorBoard under ``tb/``) and a checkpoint;
+6. **finish** (``Learner.finish``): a last checkpoint, the final evaluation and the exported
+   ``policy.npz`` + ``policy.json``, the same format as the SB3 path's, so every loader, ``eval`` and
+   ``play`` take it unchanged.
 
-Timesteps count the learner's decisions that were learned from.
+Timesteps count the learner's decisions that were learned from. The first Ctrl-C stops after the
+current batched step, a second at once; either way the checkpoint is saved and the policy exported.
 """
 from __future__ import annotations
 
 import os
 import sys
 import time
-from multiprocessing.connection import wait as mp_wait
+from dataclasses import dataclass, replace
 
 import numpy as np
-import yaml
 
 from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
@@ -41,18 +48,72 @@ from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
 from train import atomic, checkpoints
-from train.collect.collector import CollectorProcess, LocalCollector, split_games
+from train.collect.collector import split_games
 from train.collect.privileged import PrivilegedEncoder
 from train.config import ConfigError, TrainConfig
 from train.errors import UsageError
 from train.evaluation import stats
 from train.export import policy_file_from_linears
 from train.ppo import checkpoint as native_checkpoint
-from train.ppo import distill
+from train.ppo.addons import addons_for
 from train.ppo.checkpoint import CHECKPOINT
 from train.ppo.network import batch_arrays, build_network, ppo_update
+from train.ppo.rollout import Rollout
 from train.ppo.updater import UpdaterProcess
 from train.progress import DEFAULT_INTERVAL, Progress, StopRequest
+
+#: The columns of ``progress.csv``, in order; an add-on's stay None, so out of the file, unless it is on.
+PROGRESS_COLUMNS = ("timesteps", "seconds", "policy_loss", "value_loss", "entropy", "hand_prediction_loss",
+                    "league_games", "league_win_rate", "oracle_keep")
+
+
+def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
+          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, on_update=None,
+          ray_address: str | None = None, *, on_batch=None) -> dict:
+    """Run one native PPO job; returns the same summary as the SB3 path (``train.sb3.trainer.train``).
+
+    ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
+    policy file of the weights at that step (``uno-env benchmark --train`` saves its budget points so).
+    ``on_batch(arrays)``, if given, sees every batch (``network.batch_arrays``, not to be changed) before
+    its update (``tests/training/test_ppo_same_seed.py`` records the first).
+    ``ray_address``: run ``cfg.ray_collectors`` collectors as Ray actors there (``train/scaleout``).
+    A plain install without torch gets a ``UsageError`` naming the extra to install.
+    """
+    require_torch()
+    hooks = dict(progress=progress, progress_interval=progress_interval, progress_stream=progress_stream,
+                 on_update=on_update, on_batch=on_batch)
+    if ray_address is None:
+        return Learner(cfg, resume, on_ray=False, **hooks).run()
+    from train.scaleout import session
+
+    if cfg.num_games < cfg.ray_collectors * len(cfg.player_counts):
+        raise ConfigError(f"num_games = {cfg.num_games} is fewer than one game per table size per Ray "
+                          f"collector (ray_collectors = {cfg.ray_collectors})")
+    with session(ray_address, num_cpus=max(os.cpu_count() or 1, cfg.ray_collectors)):
+        return Learner(cfg, resume, on_ray=True, **hooks).run()
+
+
+def require_torch() -> None:
+    """Refuse, in one line naming the extra to install, when torch (the native trainer's one need) is missing."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(f"training needs the optional training packages ({exc.name or 'torch'} is missing): "
+                         "pip install 'uno-env[train]'") from None
+
+
+def busy_machine_hint(threads: int) -> str | None:
+    """Advice to set ``torch_threads: 1`` when torch's threads and the machine's load outnumber its cores, else None."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]  # the last minute's runnable processes; not on Windows
+    except (AttributeError, OSError):
+        return None
+    if threads < 2 or load + threads <= cores + 0.5:
+        return None
+    return (f"train: the machine is busy (load {load:.1f} on {cores} cores) and torch may use {threads} threads "
+            "here; if this run learns slowly, set torch_threads: 1 in its config (docs/training.md, "
+            "\"Torch's threads\")")
 
 
 class Trajectories:
@@ -98,61 +159,347 @@ class Trajectories:
         return [step for _, steps in done for step in steps]
 
 
-def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
-          progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, on_update=None,
-          ray_address: str | None = None) -> dict:
-    """Run one native PPO job; returns the same summary as the SB3 path (``train.ppo.train``).
+@dataclass
+class Update:
+    """One PPO update: the decisions it learned from, the step count they were collected at, its losses."""
 
-    ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
-    policy file of the weights at that step (``uno-env benchmark --train`` saves its budget points so).
-    ``ray_address``: run ``cfg.ray_collectors`` collectors as Ray actors there (``train/scaleout``).
-    A plain install without torch gets a ``UsageError`` naming the extra to install.
-    """
-    require_torch()
-    if ray_address is not None:
-        from train.scaleout import session
-
-        if cfg.num_games < cfg.ray_collectors * len(cfg.player_counts):
-            raise ConfigError(f"num_games = {cfg.num_games} is fewer than one game per table size per Ray "
-                              f"collector (ray_collectors = {cfg.ray_collectors})")
-        with session(ray_address, num_cpus=max(os.cpu_count() or 1, cfg.ray_collectors)):
-            return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=True)
-    return _train(cfg, resume, progress, progress_interval, progress_stream, on_update, on_ray=False)
+    decisions: int
+    collected_at: int
+    losses: tuple = (None, None, None)  # policy, value, hand prediction (None without its head)
+    entropy: float = 0.0
 
 
-def require_torch() -> None:
-    """Refuse, in one line naming the extra to install, when torch (the native trainer's one need) is missing."""
-    try:
-        import torch  # noqa: F401
-    except ImportError as exc:
-        raise UsageError(f"training needs the optional training packages ({exc.name or 'torch'} is missing): "
-                         "pip install 'uno-env[train]'") from None
+class Learner:
+    """One native PPO run: the network and its optimiser, the collectors' games, the updates, the schedule."""
+
+    def __init__(self, cfg: TrainConfig, resume: str | None, on_ray: bool, progress: bool, progress_interval: float,
+                 progress_stream, on_update, on_batch):
+        import torch
+
+        self.cfg, self.on_update, self.on_batch = cfg, on_update, on_batch
+        self.progress, self.progress_interval, self.progress_stream = progress, progress_interval, progress_stream
+        # -- the run directory and the resolved config beside it
+        self.run_dir = os.path.join(cfg.out_dir, cfg.name)
+        self.ckpt_path = os.path.join(self.run_dir, "checkpoints", CHECKPOINT)
+        resume = _checked_resume(cfg, resume, self.run_dir, self.ckpt_path)
+        start_from = native_checkpoint.init_source(cfg.init_from) if cfg.init_from and resume is None else None
+        self.game = checkpoints.prepare_run_dir(cfg, self.run_dir)
+        self.began = time.perf_counter()  # the time limit counts the distillation too
+
+        # -- seeding
+        self.rng = np.random.default_rng(cfg.seed)  # the minibatches' order
+        torch.manual_seed(cfg.seed)
+
+        # -- the add-ons, the network they size, the optimiser, and where they start
+        self.addons = addons_for(cfg, self.game, fresh=resume is None)
+        self.net_args = self._network_args()
+        self.net = build_network(*self.net_args)
+        self.steps, self.snapshots = 0, []
+        self._load_start(resume, start_from)
+
+        # -- the games, split over the table sizes and the collectors; one sampling generator per collector,
+        # so the actions do not depend on which collector is answered first
+        self.sizes = cfg.player_counts
+        self.shares = split_games(cfg, max(cfg.ray_collectors if on_ray else cfg.collector_workers, 1))
+        self.samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, self.steps])
+                                                           .generate_state(1)[0])) for j in range(len(self.shares))]
+        self.trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
+        kind = "ray" if on_ray else "process" if cfg.collector_workers else "local"
+        self.rollout = Rollout(cfg, kind, self.trajectories, len(self.shares))
+        self.updater: UpdaterProcess | None = None  # the overlapped update's process (cfg.overlap_update)
+        self.pending: Update | None = None          # the update it is running
+        self.stop = StopRequest()
+        # the progress bar, TensorBoard and the schedule start in run(), after the add-ons' start
+
+    def _network_args(self) -> tuple:
+        """``build_network``'s arguments: the observation, the actions, the hidden layers and the add-ons' sizes."""
+        block = PrivilegedEncoder(self.game)
+        sizes = {"privileged_size": 0, "hands_size": 0, "oracle_size": 0}
+        for addon in self.addons:
+            sizes.update(addon.network_sizes())
+        collected = block.size if self.cfg.collects_hidden_cards else 0  # the hidden-card block in every row
+        return (ObservationEncoder(self.game).size, self.game.num_actions, list(self.cfg.net_arch),
+                sizes["privileged_size"], sizes["hands_size"], collected, sizes["oracle_size"])
+
+    def _load_start(self, resume: str | None, start_from) -> None:
+        """Build the optimiser; load the network, the step count, the minibatch order and the pool the run starts at."""
+        import torch
+
+        cfg, obs_size, num_actions = self.cfg, self.net_args[0], self.net_args[1]
+        state = None if resume is None else \
+            native_checkpoint.load(self.net, self.ckpt_path, f"--resume {resume}", cfg, obs_size, num_actions)
+        # built after the checkpoint is read: a damaged one is refused before torch's optimiser machinery loads
+        self.optimiser = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        if resume is not None:
+            try:
+                self.optimiser.load_state_dict(state["optimiser"])
+                self.steps = int(state["steps"])
+            except (KeyError, ValueError, TypeError, IndexError, RuntimeError, AttributeError) as exc:
+                # a checkpoint written by this trainer never fails here: say it is damaged, briefly
+                raise ConfigError(f"--resume {resume}: {self.ckpt_path} is damaged: "
+                                  f"{short_repr(str(exc), 200)}") from None
+            self.rng = np.random.default_rng([cfg.seed, self.steps])
+            # the pool as it was at that step
+            self.snapshots = [PolicyFile.read(path) for path in
+                              checkpoints.pool_snapshots(self.run_dir, self.steps, cfg.max_snapshots)]
+        elif isinstance(start_from, PolicyFile):  # fine-tuning an exported policy: its actor, an untrained critic
+            native_checkpoint.load_actor(self.net, start_from, f"init_from {cfg.init_from}", cfg, self.game)
+        elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
+            native_checkpoint.load(self.net, start_from, f"init_from {cfg.init_from}", cfg, obs_size, num_actions)
+
+    # -- the run
+
+    def run(self) -> dict:
+        """Collect and update until the budget, the time limit or Ctrl-C; then checkpoint, evaluate and export."""
+        for addon in self.addons:
+            addon.start(self)  # the teacher's distillation runs here, before the first PPO step
+        self._open_logs()
+        threads_before, overlapped_threads = self._bound_threads()
+        with self.stop:  # the first Ctrl-C stops after the current batched step, a second at once
+            try:
+                self._start_collectors(overlapped_threads)
+                while not self._done():
+                    batch = self.collect()
+                    if batch:
+                        self.update(batch)
+                self._take_last_update()
+            except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
+                self.stop.requested = True
+                if self.updater is not None:
+                    self._settle_updater()
+            finally:
+                self._close(threads_before)
+        return self.finish()
+
+    def _open_logs(self) -> None:
+        """The log files, TensorBoard, the progress bar and the schedule (on the grid of an uninterrupted run)."""
+        cfg = self.cfg
+        self.eval_path = os.path.join(self.run_dir, "eval.csv")
+        self.log_path = os.path.join(self.run_dir, "progress.csv")
+        self.next_snapshot = (self.steps // cfg.snapshot_every + 1) * cfg.snapshot_every
+        self.next_eval = (self.steps // cfg.eval_every + 1) * cfg.eval_every
+        self.bar = Progress("train", cfg.total_timesteps, "steps", "samples/s",
+                            initial=min(self.steps, cfg.total_timesteps), enabled=self.progress,
+                            interval=self.progress_interval, stream=self.progress_stream)
+        self.start = time.perf_counter()
+        self.done_at_start = self.steps
+        self.board = _tensorboard(os.path.join(self.run_dir, "tb"))
+
+    def _bound_threads(self) -> tuple[int, int]:
+        """Set torch's threads as the config says, or hint at it; (the caller's setting, the overlapped share)."""
+        import torch
+
+        before = torch.get_num_threads()
+        if self.cfg.torch_threads:
+            torch.set_num_threads(self.cfg.torch_threads)
+        elif self.progress and (hint := busy_machine_hint(before)):
+            print(hint, file=self.progress_stream or sys.stderr, flush=True)
+        return before, max(1, torch.get_num_threads() // 2)
+
+    def _start_collectors(self, overlapped_threads: int) -> None:
+        """The collectors and (``cfg.overlap_update``) the updater process; then every game dealt."""
+        import torch
+
+        self.rollout.open(self.shares)
+        if self.cfg.overlap_update:
+            # the learner and the updater split torch's threads: each with all of them (two and two on
+            # two cores) learned 3.5 times slower than one each
+            torch.set_num_threads(overlapped_threads)
+            self.updater = UpdaterProcess(self.cfg, self.net_args, self.net, self.optimiser, self.rng,
+                                          overlapped_threads)
+        self.rollout.start(self.snapshots, self.steps)
+
+    def _done(self) -> bool:
+        """Whether to stop: the budget reached (counting the update in flight), Ctrl-C, or the time limit."""
+        cfg = self.cfg
+        in_flight = self.pending.decisions if self.pending is not None else 0
+        if self.steps + in_flight >= cfg.total_timesteps or self.stop.requested:
+            return True
+        return bool(cfg.time_limit_minutes) and time.perf_counter() - self.began > 60 * cfg.time_limit_minutes
+
+    # -- collect
+
+    def collect(self) -> list[tuple]:
+        """``cfg.n_steps`` batched steps per collector; the decisions of the games that ended, GAE done."""
+        self.rollout.collect(self.act, self.cfg.n_steps, self.stop)
+        return self.trajectories.take()
+
+    def act(self, j: int, request) -> tuple:
+        """Sample the actions for collector ``j``'s request: (rows the actor read, actions, log-probs, values)."""
+        import torch
+
+        rows = request.obs
+        for addon in self.addons:
+            rows = addon.actor_rows(j, rows, self.steps)
+        with torch.no_grad():
+            logits, values = self.net(torch.from_numpy(rows), torch.from_numpy(request.mask))
+            chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=self.samplers[j]).squeeze(-1)
+            logps = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
+        return rows, chosen.numpy(), logps.numpy(), values.numpy()
+
+    # -- update
+
+    def update(self, batch: list[tuple]) -> None:
+        """A PPO update on the batch: here and now, or (overlapped) started in the updater process."""
+        report = Update(len(batch), collected_at=self.steps)
+        if self.updater is not None and self.updater.busy:  # the previous batch's update ran beside this collection
+            self.after_update(self._take_update())
+        # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
+        train_actor = self.steps >= self.cfg.critic_warmup_steps
+        arrays = batch_arrays(batch)
+        if self.on_batch is not None:
+            self.on_batch(arrays)
+        if self.updater is None:
+            losses, entropy = ppo_update(self.net, self.optimiser, arrays, self.cfg, self.rng, train_actor=train_actor)
+            self.steps += report.decisions
+            self.after_update(replace(report, losses=losses, entropy=entropy))
+        else:
+            with self.stop.shielded():  # a batch half sent would leave the updater reading garbage
+                self.updater.submit(arrays, train_actor)
+                self.pending = report
+
+    def _take_update(self) -> Update:
+        """Load the updater's new weights and count its decisions; that update's report."""
+        with self.stop.shielded():  # the reply, the weights and the count are taken whole or not at all
+            losses, entropy, weights = self.updater.result()
+            self.net.load_state_dict(weights)
+            report, self.pending = replace(self.pending, losses=losses, entropy=entropy), None
+            self.steps += report.decisions
+        return report
+
+    def _take_last_update(self) -> None:
+        """The loop is over: log the update still in the updater, then settle it."""
+        if self.updater is not None:
+            if self.updater.busy:
+                self.after_update(self._take_update())
+            self._settle_updater()
+
+    def _settle_updater(self) -> None:
+        """Take the update still running (without its log line: the run is stopping) and the updater's
+        optimiser, then stop the updater; from here the learner's own network and optimiser are current."""
+        with self.stop.shielded(finishing=True):  # already stopping: a further Ctrl-C would lose the update
+            if self.updater.busy:
+                self._take_update()
+            self.optimiser.load_state_dict(self.updater.optimiser_state())
+            self.updater.close()
+            self.updater = None
+
+    # -- log, snapshot, evaluate, checkpoint
+
+    def after_update(self, update: Update) -> None:
+        """Log an update (its decisions already counted); snapshots, evaluations and checkpoints on schedule."""
+        cfg = self.cfg
+        if self.on_update is not None:
+            self.on_update(self.steps, self.export)
+        self.bar.set(min(self.steps, cfg.total_timesteps))
+        self._log(update)
+        if self.steps >= self.next_snapshot:
+            self.next_snapshot = (self.steps // cfg.snapshot_every + 1) * cfg.snapshot_every
+            self.snapshot()
+        if self.steps >= self.next_eval:
+            self.next_eval = (self.steps // cfg.eval_every + 1) * cfg.eval_every
+            result = self.evaluate(cfg.seed + 10_000)
+            checkpoints.append_eval(self.eval_path, self.steps, result)
+            if self.board is not None:
+                for opp, r in result.items():
+                    self.board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], self.steps)
+            self.checkpoint()
+
+    def _log(self, update: Update) -> None:
+        """One line of ``progress.csv`` and the TensorBoard scalars of an update; the league's tally starts again."""
+        seconds = time.perf_counter() - self.start
+        games, wins = self.rollout.take_league()
+        win_rate = wins / games if games else None
+        losses = update.losses
+        row = dict.fromkeys(PROGRESS_COLUMNS)
+        row.update({"timesteps": self.steps, "seconds": f"{seconds:.1f}", "policy_loss": f"{losses[0]:.5f}",
+                    "value_loss": f"{losses[1]:.5f}", "entropy": f"{update.entropy:.4f}", "league_games": games,
+                    "league_win_rate": "" if win_rate is None else f"{win_rate:.4f}"})
+        for addon in self.addons:
+            row.update(addon.progress(update))
+        checkpoints.append_progress(self.log_path, row)
+        if self.board is None:
+            return
+        scalars = {"loss/policy": losses[0], "loss/value": losses[1], "policy/entropy": update.entropy,
+                   "league/win_rate": win_rate,
+                   "speed/samples_per_s": (self.steps - self.done_at_start) / max(seconds, 1e-9)}
+        for addon in self.addons:
+            scalars.update(addon.scalars(update))
+        for tag, value in scalars.items():
+            if value is not None:
+                self.board.add_scalar(tag, value, self.steps)
+
+    def snapshot(self) -> None:
+        """A frozen copy of the learner joins the opponent pool (and ``snapshots/``)."""
+        frozen = self.export()
+        atomic.save_policy(frozen, os.path.join(self.run_dir, "snapshots", f"step_{self.steps:010d}"))
+        self.snapshots.append(frozen)
+        del self.snapshots[:-self.cfg.max_snapshots]
+        self.rollout.send_snapshots(self.snapshots, self.cfg.seed + self.steps)
+
+    def evaluate(self, seed: int) -> dict:
+        """The deterministic policy against random and heuristic at every table size, on the deals of ``seed``."""
+        agent = PolicyAgent(self.export(), deterministic=True, seed=0)
+        result = {}
+        for n in self.sizes:  # the home table's rows keep the plain opponent names; the others say their size
+            at = Game(self.cfg.variant, n, **self.cfg.rule_options)
+            for opp, r in stats.evaluate_policy(lambda i: agent, at, self.cfg.eval_games, seed).items():
+                result[opp if n == self.cfg.num_players else f"{opp}@{n}p"] = r
+        return result
+
+    def export(self, evaluation: dict | None = None) -> PolicyFile:
+        """The actor's weights now as a policy file (with ``evaluation`` in its metadata)."""
+        return policy_file_from_linears(self.net.exported_actor(), self.game, self.steps, evaluation,
+                                        self.cfg.to_dict(), table_sizes=self.sizes)
+
+    def checkpoint(self) -> None:
+        """Save the network, the optimiser (the updater's, when overlapped) and the step count."""
+        if self.updater is not None:
+            with self.stop.shielded():
+                self.optimiser.load_state_dict(self.updater.optimiser_state())
+        native_checkpoint.save(self.net, self.optimiser, self.steps, self.ckpt_path)
+
+    # -- finish
+
+    def _close(self, threads_before: int) -> None:
+        """Release the bar, the collectors, TensorBoard and (after an error) the updater; torch's threads back."""
+        import torch
+
+        self.bar.close()
+        self.rollout.close()
+        if self.board is not None:
+            self.board.close()
+        if self.updater is not None:  # only after an error
+            self.updater.close()
+        torch.set_num_threads(threads_before)
+
+    def finish(self) -> dict:
+        """A last checkpoint, the final evaluation (not after Ctrl-C: the user wants the prompt back) and the export."""
+        interrupted = self.stop.requested
+        seconds = time.perf_counter() - self.start
+        self.checkpoint()
+        evaluation = {}
+        if not interrupted:
+            try:
+                evaluation = self.evaluate(self.cfg.seed + 20_000)
+            except KeyboardInterrupt:  # Ctrl-C during the evaluation: still export what was learned
+                interrupted = True
+        if evaluation and self.steps > self.done_at_start:  # resuming a finished run evaluates the same games again
+            checkpoints.append_eval(self.eval_path, self.steps, evaluation)
+        final = PolicyAgent(self.export(evaluation), deterministic=True, seed=0)
+        atomic.save_policy(final.policy, os.path.join(self.run_dir, "policy"))
+        trained = self.steps - self.done_at_start
+        return {"run_dir": self.run_dir, "timesteps": self.steps, "trained_timesteps": trained,
+                "planned_timesteps": self.cfg.total_timesteps, "seconds": seconds,
+                "samples_per_second": trained / seconds if seconds else 0.0,
+                "evaluation": evaluation, "interrupted": interrupted, "checkpoint": self.ckpt_path}
 
 
-def busy_machine_hint(threads: int) -> str | None:
-    """Advice to set ``torch_threads: 1`` when torch's threads and the machine's load outnumber its cores, else None."""
-    cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]  # the last minute's runnable processes; not on Windows
-    except (AttributeError, OSError):
-        return None
-    if threads < 2 or load + threads <= cores + 0.5:
-        return None
-    return (f"train: the machine is busy (load {load:.1f} on {cores} cores) and torch may use {threads} threads "
-            "here; if this run learns slowly, set torch_threads: 1 in its config (docs/training.md, "
-            "\"Torch's threads\")")
-
-
-def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interval: float, progress_stream,
-           on_update, on_ray: bool) -> dict:
-    import torch
-
-    # -- the run directory and the resolved config beside it
-    run_dir = os.path.join(cfg.out_dir, cfg.name)
-    ckpt_path = os.path.join(run_dir, "checkpoints", CHECKPOINT)
+def _checked_resume(cfg: TrainConfig, resume: str | None, run_dir: str, ckpt_path: str) -> str | None:
+    """What ``--resume`` continues: this config's own run with a native checkpoint (None: a fresh run)."""
     if resume is not None and cfg.teacher and not os.path.exists(ckpt_path) \
             and os.path.isdir(os.path.join(run_dir, "teacher")):
-        resume = None  # stopped while labelling for the teacher: labelling goes on from the saved chunks
+        return None  # stopped while labelling for the teacher: labelling goes on from the saved chunks
     if resume is not None:  # a run directory, its checkpoints/ or the native.pt in it: this config's run only
         if os.path.realpath(checkpoints.run_dir_of(resume)) != os.path.realpath(run_dir):
             raise ConfigError(f"--resume {resume}: that is the run in {checkpoints.run_dir_of(resume)}, but this "
@@ -164,310 +511,7 @@ def _train(cfg: TrainConfig, resume: str | None, progress: bool, progress_interv
     if resume is None and os.path.exists(ckpt_path):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume {run_dir}, or train "
                           "into another run_name or --out-dir, or start it over with --fresh")
-    start_from = native_checkpoint.init_source(cfg.init_from) if cfg.init_from and resume is None else None
-    for sub in ("checkpoints", "snapshots"):
-        os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
-    atomic.write_text(os.path.join(run_dir, "config.yaml"), yaml.safe_dump(resolved, sort_keys=False))
-
-    began = time.perf_counter()  # the time limit counts the distillation too
-
-    # -- seeding
-    rng = np.random.default_rng(cfg.seed)
-    torch.manual_seed(cfg.seed)
-
-    # -- collectors (the games, split over the table sizes and the worker processes), network, optimiser
-    sizes = cfg.player_counts
-    workers = cfg.ray_collectors if on_ray else cfg.collector_workers
-    shares = split_games(cfg, max(workers, 1))  # games per (collector, table size)
-    obs_size = ObservationEncoder(game).size
-    block = PrivilegedEncoder(game)
-    net_args = (obs_size, game.num_actions, list(cfg.net_arch), block.size if cfg.privileged_critic else 0,
-                block.hands_size if cfg.hand_prediction_coef else 0, block.size if cfg.collects_hidden_cards else 0,
-                block.size if cfg.oracle_guiding_steps else 0)
-    net = build_network(*net_args)
-    state = None if resume is None else \
-        native_checkpoint.load(net, ckpt_path, f"--resume {resume}", cfg, obs_size, game.num_actions)
-    # built after the checkpoint is read: a damaged one is refused before torch's optimiser machinery loads
-    optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-    steps = 0
-    snapshots: list = []
-    if resume is not None:
-        try:
-            optimiser.load_state_dict(state["optimiser"])
-            steps = int(state["steps"])
-        except (KeyError, ValueError, TypeError, IndexError, RuntimeError, AttributeError) as exc:
-            # a checkpoint written by this trainer never fails here: say it is damaged, briefly
-            raise ConfigError(f"--resume {resume}: {ckpt_path} is damaged: {short_repr(str(exc), 200)}") from None
-        rng = np.random.default_rng([cfg.seed, steps])
-        # the pool as it was at that step
-        snapshots = [PolicyFile.read(path) for path in checkpoints.pool_snapshots(run_dir, steps, cfg.max_snapshots)]
-    elif isinstance(start_from, PolicyFile):  # fine-tuning an exported policy: its actor, an untrained critic
-        native_checkpoint.load_actor(net, start_from, f"init_from {cfg.init_from}", cfg, game)
-    elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
-        native_checkpoint.load(net, start_from, f"init_from {cfg.init_from}", cfg, obs_size, game.num_actions)
-    # one sampling generator per collector: the actions do not depend on which worker answers first
-    samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, steps]).generate_state(1)[0]))
-                for j in range(len(shares))]
-
-    def export(evaluation: dict | None = None):
-        return policy_file_from_linears(net.exported_actor(), game, steps, evaluation, cfg.to_dict(),
-                                        table_sizes=sizes)
-
-    # -- distillation of a search teacher, once, before the first PPO step (train/ppo/distill.py)
-    if cfg.teacher and resume is None:
-        data = distill.label(cfg, os.path.join(run_dir, "teacher"), cfg.teacher_workers or os.cpu_count() or 1,
-                             progress, progress_stream)
-        distill.fit(net, data, cfg, np.random.default_rng([cfg.seed, 1]), os.path.join(run_dir, "teacher.csv"))
-        del data
-        atomic.save_policy(export(), os.path.join(run_dir, "distilled", "policy"))
-        native_checkpoint.save(net, optimiser, steps, ckpt_path)
-
-    def evaluate(seed: int) -> dict:
-        agent = PolicyAgent(export(), deterministic=True, seed=0)
-        result = {}
-        for n in sizes:  # the home table's rows keep the plain opponent names; the others say their size
-            at = Game(cfg.variant, n, **cfg.rule_options)
-            for opp, r in stats.evaluate_policy(lambda i: agent, at, cfg.eval_games, seed).items():
-                result[opp if n == cfg.num_players else f"{opp}@{n}p"] = r
-        return result
-
-    # oracle guiding: one generator per collector draws which hidden-card floats the actor sees
-    oracle_rngs = [np.random.default_rng([cfg.seed, j, steps, 1]) for j in range(len(shares))]
-
-    def actor_rows(j: int, rows: np.ndarray) -> np.ndarray:
-        """``rows`` with the actor's copy of the hidden-card block appended (oracle guiding), else as they are."""
-        if not cfg.oracle_guiding_steps:
-            return rows
-        hidden = rows[:, obs_size:obs_size + block.size]
-        keep = cfg.oracle_keep(steps)
-        if keep == 0.0:
-            hidden = np.zeros_like(hidden)
-        elif keep < 1.0:
-            hidden = hidden * (oracle_rngs[j].random(hidden.shape) < keep)
-        return np.concatenate([rows, hidden.astype(np.float32, copy=False)], axis=1)
-
-    def answer(j: int, request) -> np.ndarray:
-        """Sample the learner's actions for a collector's request and record them in the trajectories."""
-        if not len(request.keys):
-            return np.zeros(0, dtype=np.int64)
-        rows = actor_rows(j, request.obs)
-        with torch.no_grad():
-            logits, values = net(torch.from_numpy(rows), torch.from_numpy(request.mask))
-            chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=samplers[j]).squeeze(-1)
-            logps = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
-        chosen_, logps_, values_ = chosen.tolist(), logps.tolist(), values.tolist()
-        for r, (t, i, seat) in enumerate(request.keys.tolist()):
-            trajectories.add((j, t, i, seat), rows[r], request.mask[r], chosen_[r], logps_[r], values_[r])
-        return chosen.numpy()
-
-    trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
-    held: dict[int, object] = {}   # collector -> its request waiting for the learner's answer
-    in_flight: set[int] = set()    # collectors stepping their games
-    counts = [0] * len(shares)     # batched steps per collector, all time (orders finished games)
-    eval_path = os.path.join(run_dir, "eval.csv")
-    log_path = os.path.join(run_dir, "progress.csv")
-    next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
-    next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
-    bar = Progress("train", cfg.total_timesteps, "steps", "samples/s", initial=min(steps, cfg.total_timesteps),
-                   enabled=progress, interval=progress_interval, stream=progress_stream)
-    start = time.perf_counter()
-    done_at_start = steps
-    stop = StopRequest()
-    board = _tensorboard(os.path.join(run_dir, "tb"))
-
-    league = [0, 0]  # games with one learner seat that ended since the last log line, and its wins among them
-
-    def receive(j: int) -> None:
-        request = collectors[j].result()
-        in_flight.discard(j)
-        for t, i, rewards, truncated in request.finished:
-            won = [not truncated and r > 0 and r == max(rewards) for r in rewards]
-            if truncated:  # a game cut at max_steps: a loss for every seat, so stalling never pays
-                rewards = [cfg.truncation_reward] * len(rewards)
-            learners = trajectories.finish((j, counts[j], t, i), (j, t, i), rewards)
-            if len(learners) == 1 < len(rewards):
-                league[0] += 1
-                league[1] += won[learners[0]]
-        held[j] = request
-
-    def after_update(losses: tuple, entropy: float, shown: float) -> None:
-        """Log an update (its decisions already counted), and take snapshots, evaluations and checkpoints on schedule."""
-        nonlocal next_snapshot, next_eval
-        if on_update is not None:
-            on_update(steps, export)
-        bar.set(min(steps, cfg.total_timesteps))
-        seconds = time.perf_counter() - start
-        win_rate = league[1] / league[0] if league[0] else None
-        checkpoints.append_progress(log_path, {
-            "timesteps": steps, "seconds": f"{seconds:.1f}", "policy_loss": f"{losses[0]:.5f}",
-            "value_loss": f"{losses[1]:.5f}", "entropy": f"{entropy:.4f}",
-            "hand_prediction_loss": None if losses[2] is None else f"{losses[2]:.5f}",
-            "league_games": league[0], "league_win_rate": "" if win_rate is None else f"{win_rate:.4f}",
-            "oracle_keep": f"{shown:.4f}" if cfg.oracle_guiding_steps else None})
-        league[:] = [0, 0]
-        if board is not None:
-            for tag, value in (("loss/policy", losses[0]), ("loss/value", losses[1]),
-                               ("loss/hand_prediction", losses[2]), ("policy/entropy", entropy),
-                               ("league/win_rate", win_rate),
-                               ("speed/samples_per_s", (steps - done_at_start) / max(seconds, 1e-9))):
-                if value is not None:
-                    board.add_scalar(tag, value, steps)
-
-        # -- snapshots, evaluation, checkpoints on schedule
-        if steps >= next_snapshot:
-            next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
-            frozen = export()
-            atomic.save_policy(frozen, os.path.join(run_dir, "snapshots", f"step_{steps:010d}"))
-            snapshots.append(frozen)
-            del snapshots[:-cfg.max_snapshots]
-            for c in collectors:
-                c.send_snapshots(snapshots, cfg.seed + steps)
-        if steps >= next_eval:
-            next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
-            result = evaluate(cfg.seed + 10_000)
-            checkpoints.append_eval(eval_path, steps, result)
-            if board is not None:
-                for opp, r in result.items():
-                    board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], steps)
-            save_checkpoint()
-
-    def take_update() -> tuple:
-        """Load the updater's new weights and count its decisions; returns that update's (losses, entropy, oracle keep)."""
-        nonlocal steps
-        with stop.shielded():  # the reply, the weights and the count are taken whole or not at all
-            losses, entropy, weights = updater.result()
-            net.load_state_dict(weights)
-            steps += pending[0]
-            shown = pending[1]
-            pending[:] = [0, 0.0]
-        return losses, entropy, shown
-
-    def save_checkpoint() -> None:
-        """The network, the optimiser (the updater's, when overlapped) and the step count."""
-        if updater is not None:
-            with stop.shielded():
-                optimiser.load_state_dict(updater.optimiser_state())
-        native_checkpoint.save(net, optimiser, steps, ckpt_path)
-
-    def settle_updater() -> None:
-        """Take the update still running (without its log line: the run is stopping) and the updater's
-        optimiser, then stop the updater; from here the learner's own network and optimiser are current."""
-        nonlocal updater
-        with stop.shielded(finishing=True):  # already stopping: a further Ctrl-C would lose the update
-            if updater.busy:
-                take_update()
-            optimiser.load_state_dict(updater.optimiser_state())
-            updater.close()
-            updater = None
-
-    updater = None  # the overlapped update's process (cfg.overlap_update)
-    threads_before = torch.get_num_threads()
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
-    elif progress and (hint := busy_machine_hint(threads_before)):
-        print(hint, file=progress_stream or sys.stderr, flush=True)
-    overlapped_threads = max(1, torch.get_num_threads() // 2)
-    pending = [0, 0.0]  # decisions in the update it is running, and the oracle keep they were collected at
-    collectors: list = []
-    with stop:  # the first Ctrl-C stops after the current batched step, a second at once
-        try:
-            make = CollectorProcess if workers else LocalCollector
-            if on_ray:
-                from train.scaleout import collectors as ray_collectors
-
-                make = ray_collectors.RayCollector
-            collectors += [make(cfg, j, share) for j, share in enumerate(shares)]
-            if cfg.overlap_update:
-                # the learner and the updater split torch's threads: each with all of them (two and two on
-                # two cores) learned 3.5 times slower than one each
-                torch.set_num_threads(overlapped_threads)
-                updater = UpdaterProcess(cfg, net_args, net, optimiser, rng, overlapped_threads)
-            if snapshots:
-                for c in collectors:
-                    c.send_snapshots(snapshots, cfg.seed + steps)
-            for j, c in enumerate(collectors):
-                c.submit("reset", cfg.seed + steps + 10_000_000 * j, steps)
-            for j in range(len(collectors)):
-                receive(j)
-            while steps + pending[0] < cfg.total_timesteps and not stop.requested:
-                if cfg.time_limit_minutes and time.perf_counter() - began > 60 * cfg.time_limit_minutes:
-                    break
-                # -- collect: n_steps batched steps per collector; the learner answers whichever is ready
-                budget = [cfg.n_steps] * len(collectors)
-                while True:
-                    for j in sorted(held):
-                        if budget[j] and not stop.requested:
-                            collectors[j].submit("step", answer(j, held.pop(j)))
-                            in_flight.add(j)
-                            budget[j] -= 1
-                            counts[j] += 1
-                    if not in_flight:
-                        break
-                    ready = set(in_flight)
-                    if on_ray:
-                        ready = ray_collectors.ready(collectors, in_flight)
-                    elif workers:  # block until at least one worker has stepped its games
-                        ready_conns = mp_wait([collectors[j].conn for j in in_flight])
-                        ready = {j for j in in_flight if collectors[j].conn in ready_conns}
-                    for j in sorted(ready):
-                        receive(j)
-
-                # -- learn from every finished trajectory (here, or overlapped in the updater process)
-                batch = trajectories.take()
-                if not batch:
-                    continue
-                shown = cfg.oracle_keep(steps)  # what the actor was shown while collecting this batch
-                if updater is not None and updater.busy:  # the previous batch's update ran beside this collection
-                    after_update(*take_update())
-                # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
-                train_actor = steps >= cfg.critic_warmup_steps
-                if updater is None:
-                    losses, entropy = ppo_update(net, optimiser, batch_arrays(batch), cfg, rng, train_actor=train_actor)
-                    steps += len(batch)
-                    after_update(losses, entropy, shown)
-                else:
-                    arrays = batch_arrays(batch)
-                    with stop.shielded():  # a batch half sent would leave the updater reading garbage
-                        updater.submit(arrays, train_actor)
-                        pending[:] = [len(batch), shown]
-            if updater is not None:
-                if updater.busy:
-                    after_update(*take_update())
-                settle_updater()
-        except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
-            stop.requested = True
-            if updater is not None:
-                settle_updater()
-        finally:
-            bar.close()
-            for c in collectors:
-                c.close()
-            if board is not None:
-                board.close()
-            if updater is not None:  # only after an error
-                updater.close()
-            torch.set_num_threads(threads_before)
-    interrupted = stop.requested
-    seconds = time.perf_counter() - start
-    save_checkpoint()
-
-    # -- export and final evaluation (skipped after Ctrl-C: the user wants the prompt back)
-    evaluation = {}
-    if not interrupted:
-        try:
-            evaluation = evaluate(cfg.seed + 20_000)
-        except KeyboardInterrupt:  # Ctrl-C during the evaluation: still export what was learned
-            interrupted = True
-    if evaluation and steps > done_at_start:  # resuming a finished run evaluates again, the same games: no new row
-        checkpoints.append_eval(eval_path, steps, evaluation)
-    final = PolicyAgent(export(evaluation), deterministic=True, seed=0)
-    atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))
-    return {"run_dir": run_dir, "timesteps": steps, "trained_timesteps": steps - done_at_start,
-            "planned_timesteps": cfg.total_timesteps, "seconds": seconds,
-            "samples_per_second": (steps - done_at_start) / seconds if seconds else 0.0,
-            "evaluation": evaluation, "interrupted": interrupted, "checkpoint": ckpt_path}
+    return resume
 
 
 def _tensorboard(path: str):

@@ -25,8 +25,8 @@ import math
 import os
 import signal
 import time
-
-import yaml
+from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from agents import load as load_agent
 from agents.policy_file import PolicyAgent, load_policy
@@ -72,6 +72,50 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     ``progress_stream`` (default stdout) gets a bar if it is a terminal, else a line every
     ``progress_interval`` seconds; ``callbacks`` are extra SB3 callbacks run after the self-play one.
     """
+    sb3 = _sb3()
+    # -- the checkpoint to resume from, found before anything slow is built (a wrong path fails at once)
+    run_dir = os.path.join(cfg.out_dir, cfg.name)
+    checkpoint = _checkpoint_to_resume(cfg, resume, run_dir)
+    game = checkpoints.prepare_run_dir(cfg, run_dir)
+
+    # -- seeding: SB3's helper seeds torch (and the global generators SB3 itself uses)
+    sb3.set_random_seed(cfg.seed)
+    _fast_torch()
+
+    # -- environments: one learner seat per env, opponents drawn from the pool every episode
+    vec_cls = sb3.SubprocVecEnv if cfg.n_envs > 1 else sb3.DummyVecEnv
+    envs = sb3.make_vec_env(_make_env, n_envs=cfg.n_envs, seed=cfg.seed, vec_env_cls=vec_cls,
+                            env_kwargs={"rules": game.rules})
+    pool = OpponentPool(cfg, game)
+    envs.env_method("set_opponent_pool", *pool.policies_and_weights())
+
+    # -- the model, and on resume its checkpoint and the pool as it was at that step
+    model = _model(sb3, cfg, envs)
+    done = _restore(model, checkpoint, cfg, game, run_dir, pool, envs) if checkpoint else 0
+    # SB3's CSV writer truncates its file: a resumed run logs into its own folder
+    log_dir = run_dir if not resume else os.path.join(run_dir, f"resumed-{done}")
+    model.set_logger(sb3.configure(log_dir, ["csv", "tensorboard"]))
+    remaining, planned = _planned(cfg, done)
+
+    # -- learn, then export and evaluate
+    run = _Run(cfg, game, run_dir, model, envs, pool, done, planned)
+    bar = Progress("train", planned, "steps", "samples/s", initial=done, enabled=progress,
+                   interval=progress_interval, stream=progress_stream)
+    every_step = [_self_play(sb3.BaseCallback, run, bar), *(callbacks or [])]
+    raised = False
+    with run.stop:
+        try:
+            model.learn(total_timesteps=remaining, callback=every_step, progress_bar=False,
+                        reset_num_timesteps=not resume)
+        except KeyboardInterrupt:  # a second Ctrl-C (or one outside a step): the weights are still usable
+            raised = True
+        finally:
+            bar.close()
+    return _finish(run, raised)
+
+
+def _sb3() -> SimpleNamespace:
+    """The SB3 pieces this path uses, or a ``UsageError`` naming the extra to install."""
     try:
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
@@ -82,9 +126,13 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     except ImportError as exc:
         raise UsageError(f"training needs the optional training packages ({exc.name} is missing): "
                          "pip install 'uno-env[train]'") from None
+    return SimpleNamespace(MaskablePPO=MaskablePPO, BaseCallback=BaseCallback, make_vec_env=make_vec_env,
+                           configure=configure, set_random_seed=set_random_seed, DummyVecEnv=DummyVecEnv,
+                           SubprocVecEnv=SubprocVecEnv)
 
-    # -- the checkpoint to resume from, found before anything slow is built (a wrong path fails at once)
-    run_dir = os.path.join(cfg.out_dir, cfg.name)
+
+def _checkpoint_to_resume(cfg: TrainConfig, resume: str | None, run_dir: str) -> str | None:
+    """The checkpoint ``--resume`` names, of this config's run; None for a fresh run (refused over an old one)."""
     checkpoint = checkpoints.find_checkpoint(resume) if resume else None
     if checkpoint and os.path.realpath(checkpoints.run_dir_of(checkpoint)) != os.path.realpath(run_dir):
         raise ConfigError(f"--resume {resume}: that checkpoint belongs to the run in "
@@ -92,127 +140,132 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
                           "--config (the run's own config.yaml is used) or with the config that started it")
     if not checkpoint and checkpoints.has_checkpoints(run_dir):
         raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume "
-                          f"{os.path.join(run_dir, 'checkpoints')}, or train into another run_name or --out-dir, or start it over with --fresh")
+                          f"{os.path.join(run_dir, 'checkpoints')}, or train into another run_name or --out-dir, "
+                          "or start it over with --fresh")
+    return checkpoint
 
-    # -- the run directory and the resolved config beside it
-    for sub in ("checkpoints", "snapshots"):
-        os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
-    atomic.write_text(os.path.join(run_dir, "config.yaml"), yaml.safe_dump(resolved, sort_keys=False))
 
-    # -- seeding: SB3's helper seeds torch (and the global generators SB3 itself uses)
-    set_random_seed(cfg.seed)
-
-    # one torch thread: the environment processes need the cores; skip distribution argument checks
-    # (the masks already guarantee valid logits) - both roughly double the samples per second here
+def _fast_torch() -> None:
+    """One torch thread and no distribution argument checks: both roughly double the samples per second here."""
     import torch
 
+    # the environment processes need the cores; the masks already guarantee valid logits
     torch.set_num_threads(1)
     torch.distributions.Distribution.set_default_validate_args(False)
 
-    # -- environments: one learner seat per env, opponents drawn from the pool every episode
-    vec_cls = SubprocVecEnv if cfg.n_envs > 1 else DummyVecEnv
-    envs = make_vec_env(_make_env, n_envs=cfg.n_envs, seed=cfg.seed, vec_env_cls=vec_cls,
-                        env_kwargs={"rules": game.rules})
-    pool = OpponentPool(cfg, game)
-    envs.env_method("set_opponent_pool", *pool.policies_and_weights())
 
-    # -- the model
-    model = MaskablePPO(
+def _model(sb3: SimpleNamespace, cfg: TrainConfig, envs):
+    """A fresh MaskablePPO on ``envs`` with the config's hyperparameters."""
+    return sb3.MaskablePPO(
         "MlpPolicy", envs, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
         ent_coef=cfg.ent_coef, policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}},
         seed=cfg.seed, device="cpu", verbose=0)
-    done = 0
-    if checkpoint:
-        done = checkpoints.restore(model, checkpoint)
-        for path in checkpoints.pool_snapshots(run_dir, done, cfg.max_snapshots):  # the pool as it was at that step
-            pool.add_snapshot(load_policy(path, game, deterministic=False, seed=cfg.seed + done))
-        envs.env_method("set_opponent_pool", *pool.policies_and_weights())
-    # SB3's CSV writer truncates its file: a resumed run logs into its own folder
-    log_dir = run_dir if not resume else os.path.join(run_dir, f"resumed-{done}")
-    model.set_logger(configure(log_dir, ["csv", "tensorboard"]))
 
-    # SB3 learns in whole rollouts of n_steps x n_envs: the real total is rounded up
+
+def _restore(model, checkpoint: str, cfg: TrainConfig, game: Game, run_dir: str, pool: OpponentPool, envs) -> int:
+    """Load ``checkpoint`` into the model and the pool's snapshots as they were at its step; that step."""
+    done = checkpoints.restore(model, checkpoint)
+    for path in checkpoints.pool_snapshots(run_dir, done, cfg.max_snapshots):
+        pool.add_snapshot(load_policy(path, game, deterministic=False, seed=cfg.seed + done))
+    envs.env_method("set_opponent_pool", *pool.policies_and_weights())
+    return done
+
+
+def _planned(cfg: TrainConfig, done: int) -> tuple[int, int]:
+    """(timesteps still to learn, the step count the run will end at): SB3 learns whole rollouts, so it rounds up."""
     remaining = max(cfg.total_timesteps - done, 0)
     planned = done + _round_up(remaining, cfg.n_steps * cfg.n_envs)
     if planned != max(cfg.total_timesteps, done):
         print(f"train: total_timesteps {cfg.total_timesteps:,} rounded up to {planned:,} (whole rollouts of "
               f"n_steps x n_envs = {cfg.n_steps * cfg.n_envs:,} steps)", flush=True)
+    return remaining, planned
 
-    eval_path = os.path.join(run_dir, "eval.csv")
-    start = time.perf_counter()
-    stop = StopRequest()
 
-    def snapshot(deterministic: bool, seed: int) -> PolicyAgent:
-        return PolicyAgent(policy_file_from_model(model, game, model.num_timesteps), deterministic, seed)
+@dataclass
+class _Run:
+    """What the self-play callback and the end of the run share."""
 
-    class SelfPlay(BaseCallback):
+    cfg: TrainConfig
+    game: Game
+    run_dir: str
+    model: object
+    envs: object
+    pool: OpponentPool
+    done: int                 # timesteps before this sitting (a resumed run's)
+    planned: int              # timesteps it will end at
+    start: float = field(default_factory=time.perf_counter)  # the time limit counts from here
+    stop: StopRequest = field(default_factory=StopRequest)
+
+    def snapshot(self, deterministic: bool, seed: int) -> PolicyAgent:
+        """The learner now as a policy agent."""
+        return PolicyAgent(policy_file_from_model(self.model, self.game, self.model.num_timesteps), deterministic, seed)
+
+
+def _self_play(base_callback: type, run: _Run, bar: Progress):
+    """The self-play callback, a subclass of SB3's ``base_callback`` (SB3 is imported only to train)."""
+    cfg = run.cfg
+    eval_path = os.path.join(run.run_dir, "eval.csv")
+
+    class SelfPlay(base_callback):
         """Reports progress, adds snapshots to the pool, evaluates and checkpoints on schedule."""
 
         def __init__(self):
             super().__init__()
             # on the same grid as an uninterrupted run, so a resumed run rewrites the same snapshot files
-            self.next_snapshot = (done // cfg.snapshot_every + 1) * cfg.snapshot_every
-            self.next_eval = (done // cfg.eval_every + 1) * cfg.eval_every
+            self.next_snapshot = (run.done // cfg.snapshot_every + 1) * cfg.snapshot_every
+            self.next_eval = (run.done // cfg.eval_every + 1) * cfg.eval_every
 
         def _on_step(self) -> bool:
             t = self.num_timesteps
             bar.set(t)
-            if cfg.time_limit_minutes and time.perf_counter() - start > 60 * cfg.time_limit_minutes:
+            if cfg.time_limit_minutes and time.perf_counter() - run.start > 60 * cfg.time_limit_minutes:
                 return False  # budget spent: stop learning, then export and evaluate as usual
             if t >= self.next_snapshot:
                 self.next_snapshot += cfg.snapshot_every
-                frozen = snapshot(deterministic=False, seed=cfg.seed + t)
-                atomic.save_policy(frozen.policy, os.path.join(run_dir, "snapshots", f"step_{t:010d}"))
-                pool.add_snapshot(frozen)
-                envs.env_method("set_opponent_pool", *pool.policies_and_weights())
+                frozen = run.snapshot(deterministic=False, seed=cfg.seed + t)
+                atomic.save_policy(frozen.policy, os.path.join(run.run_dir, "snapshots", f"step_{t:010d}"))
+                run.pool.add_snapshot(frozen)
+                run.envs.env_method("set_opponent_pool", *run.pool.policies_and_weights())
             if t >= self.next_eval:
                 self.next_eval += cfg.eval_every
                 self._evaluate(t)
-            return not stop.requested  # Ctrl-C: leave learn() between steps, with the model consistent
+            return not run.stop.requested  # Ctrl-C: leave learn() between steps, with the model consistent
 
         def _evaluate(self, t: int) -> None:
-            frozen = snapshot(deterministic=True, seed=0)
-            result = stats.evaluate_policy(lambda i: frozen, game, cfg.eval_games, cfg.seed + 10_000)
+            frozen = run.snapshot(deterministic=True, seed=0)
+            result = stats.evaluate_policy(lambda i: frozen, run.game, cfg.eval_games, cfg.seed + 10_000)
             for opp, r in result.items():
                 self.logger.record(f"eval/win_rate_{opp}", r["win_rate"])
             checkpoints.append_eval(eval_path, t, result)
-            checkpoints.save_checkpoint(model, run_dir, t)
+            checkpoints.save_checkpoint(run.model, run.run_dir, t)
 
-    # -- learn
-    bar = Progress("train", planned, "steps", "samples/s", initial=done, enabled=progress,
-                   interval=progress_interval, stream=progress_stream)
-    raised = False
-    with stop:
-        try:
-            model.learn(total_timesteps=remaining, callback=[SelfPlay(), *(callbacks or [])], progress_bar=False,
-                        reset_num_timesteps=not resume)
-        except KeyboardInterrupt:  # a second Ctrl-C (or one outside a step): the weights are still usable
-            raised = True
-        finally:
-            bar.close()
-    interrupted = raised or stop.requested
-    seconds = time.perf_counter() - start
-    _close_envs(envs, graceful=not raised)
-    steps = model.num_timesteps
-    checkpoint_path = checkpoints.save_checkpoint(model, run_dir, steps)
+    return SelfPlay()
+
+
+def _finish(run: _Run, raised: bool) -> dict:
+    """Close the environments, checkpoint, evaluate (not after Ctrl-C) and export; the run's summary."""
+    cfg = run.cfg
+    interrupted = raised or run.stop.requested
+    seconds = time.perf_counter() - run.start
+    _close_envs(run.envs, graceful=not raised)
+    steps = run.model.num_timesteps
+    checkpoint_path = checkpoints.save_checkpoint(run.model, run.run_dir, steps)
 
     # -- export and final evaluation (skipped after Ctrl-C: the user wants out; `uno-env eval` can do it later)
-    final = snapshot(deterministic=True, seed=0)
+    final = run.snapshot(deterministic=True, seed=0)
     evaluation = {}
     if not interrupted:
         try:
-            evaluation = stats.evaluate_policy(lambda i: final, game, cfg.eval_games, cfg.seed + 20_000)
-            checkpoints.append_eval(eval_path, steps, evaluation)
+            evaluation = stats.evaluate_policy(lambda i: final, run.game, cfg.eval_games, cfg.seed + 20_000)
+            checkpoints.append_eval(os.path.join(run.run_dir, "eval.csv"), steps, evaluation)
         except KeyboardInterrupt:  # Ctrl-C during the final evaluation: still export the policy
             interrupted, evaluation = True, {}
     final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())
-    atomic.save_policy(final.policy, os.path.join(run_dir, "policy"))
-    return {"run_dir": run_dir, "timesteps": steps, "trained_timesteps": steps - done,
-            "planned_timesteps": planned, "seconds": seconds,
-            "samples_per_second": (steps - done) / seconds if seconds else 0.0, "evaluation": evaluation,
+    atomic.save_policy(final.policy, os.path.join(run.run_dir, "policy"))
+    return {"run_dir": run.run_dir, "timesteps": steps, "trained_timesteps": steps - run.done,
+            "planned_timesteps": run.planned, "seconds": seconds,
+            "samples_per_second": (steps - run.done) / seconds if seconds else 0.0, "evaluation": evaluation,
             "interrupted": interrupted, "checkpoint": checkpoint_path}
 
 
@@ -230,6 +283,7 @@ def _make_env(**kwargs):
 
 
 def _close_envs(envs, graceful: bool) -> None:
+    """Close the environments; after a Ctrl-C inside a step, by stopping their processes."""
     if graceful or not hasattr(envs, "processes"):
         envs.close()
         return
@@ -244,4 +298,5 @@ def _close_envs(envs, graceful: bool) -> None:
 
 
 def _round_up(n: int, multiple: int) -> int:
+    """``n`` rounded up to a whole number of ``multiple``."""
     return math.ceil(n / multiple) * multiple
