@@ -287,7 +287,10 @@ class SelfPlayConfig(RunConfig):
     CHECKS = ("check_algo", "check_algorithm_settings", "check_opponents")
 
     algo: str = setting("sb3")
-    """Trainer: ``sb3`` (MaskablePPO on the Gymnasium env, the reference) or ``ppo`` (native, batched games)."""
+    """Trainer: ``sb3`` (MaskablePPO on the Gymnasium env, the reference), ``ppo`` (native, batched games),
+    or your own as ``module:callable`` (the plug-in contract, ``train/algorithm.py``)."""
+    settings: dict = setting({})
+    """A ``module:callable`` algorithm's own hyperparameters, handed to it as they are (``TrainingRun.settings``)."""
     total_timesteps: int = setting(150_000, low=1)
     """Learner decisions to train on."""
     opponents: dict[str, float] = setting({"random": 0.3, "greedy": 0.2, "heuristic": 0.3, "self": 0.2})
@@ -307,10 +310,16 @@ class SelfPlayConfig(RunConfig):
         return [vars(k)["ALGO"] for k in reversed(cls.__mro__) if "ALGO" in vars(k)]
 
     def check_algo(self) -> None:
-        """``algo`` names one of the algorithms whose parts this config has."""
-        if self.algo not in self.algorithms():
+        """``algo`` names one of the algorithms whose parts this config has, or a ``module:callable``."""
+        from train.agent_specs import CALLABLE_SPEC
+
+        plug_in = self.algo not in self.algorithms() and CALLABLE_SPEC.match(self.algo) is not None
+        if self.algo not in self.algorithms() and not plug_in:
             raise ConfigError(f"{self.LABEL} 'algo' = {short_repr(self.algo)} is not allowed; "
-                              f"allowed: {', '.join(self.algorithms())}")
+                              f"allowed: {', '.join(self.algorithms())}, or module:callable (your own trainer)")
+        if self.settings and not plug_in:
+            raise ConfigError(f"{self.LABEL} 'settings' is for a module:callable algo; {self.algo} takes its "
+                              "hyperparameters as keys of the config")
 
     def check_algorithm_settings(self) -> None:
         """An algorithm's ``exclusive`` settings keep their defaults under another ``algo``."""
@@ -322,21 +331,17 @@ class SelfPlayConfig(RunConfig):
                 raise ConfigError(f"{self.LABEL} {f.name!r} needs algo: {algo}{reason}")
 
     def check_opponents(self) -> None:
-        """Each opponent is a built-in agent, a search spec or ``self``; weights >= 0, one besides ``self`` above 0."""
-        import agents
-
-        allowed = [*agents.BUILTIN, "ismcts[:options]", "self"]
+        """Each opponent is an agent spec ``uno-env eval`` plays, or ``self``; weights >= 0, one besides ``self`` above 0."""
+        allowed = ("random, greedy, heuristic, ismcts[:options], pretrained:<name>, a policy file, "
+                   "module:callable, or self")
         for key in self.opponents:
-            if _is_search_spec(key):
-                _check_search_options(key, "opponents")
-            elif key not in allowed:
-                raise ConfigError(f"unknown opponent {short_repr(key)}{did_you_mean(key, allowed)} in opponents; "
-                                  f"allowed: {', '.join(allowed)}")
+            if key != "self":
+                _check_opponent_spec(key, self)
         if not self.opponents or any(w < 0 for w in self.opponents.values()):
-            raise ConfigError(f"opponents must map some of {', '.join(allowed)} to weights >= 0, "
+            raise ConfigError(f"opponents must map agent specs ({allowed}) to weights >= 0, "
                               f"got {short_repr(self.opponents)}")
         if sum(w for k, w in self.opponents.items() if k != "self") <= 0:
-            raise ConfigError("opponents need a positive weight on at least one of random, greedy, heuristic, ismcts")
+            raise ConfigError("opponents need a positive weight on at least one agent besides self")
 
 
 @dataclass
@@ -528,6 +533,28 @@ class TrainConfig(NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, 
 #: mistyped ``num_games: 100000000`` is refused at once instead of exhausting the machine.
 SIZE_LIMITS = {f.name: f.metadata["bounds"].most for f in dataclasses.fields(TrainConfig)
                if f.metadata["bounds"].most is not None}
+
+
+def _check_opponent_spec(spec: str, cfg) -> None:
+    """An opponent spec loads at the config's home table (a search spec's options are checked, not searched)."""
+    import agents
+
+    from train.agent_specs import is_callable_spec, resolve_callable
+
+    if spec in agents.BUILTIN:
+        return
+    if _is_search_spec(spec):
+        _check_search_options(spec, "opponents")
+        return
+    try:
+        if is_callable_spec(spec):
+            resolve_callable(spec)  # imported now; called with each game's seed when the league plays
+        else:
+            from uno_env import Game
+
+            agents.load(spec, Game(cfg.variant, cfg.num_players, **cfg.rule_options), seed=0)
+    except (agents.AgentSpecError, agents.PolicyFileError) as exc:
+        raise ConfigError(f"opponents: {exc}") from None
 
 
 def _is_search_spec(spec) -> bool:

@@ -233,7 +233,7 @@ def test_config_keys_and_opponents_suggest_the_closest_name():
     with pytest.raises(ConfigError) as err:
         TrainConfig.from_dict({"sed": 1, "zzz": 2})
     assert "'sed' (did you mean 'seed'?)" in str(err.value) and "'zzz';" in str(err.value)
-    with pytest.raises(ConfigError, match=r"unknown opponent 'heuristc' \(did you mean 'heuristic'\?\)"):
+    with pytest.raises(ConfigError, match=r"opponents: unknown agent spec 'heuristc' \(did you mean 'heuristic'\?\)"):
         TrainConfig.from_dict({"opponents": {"heuristc": 1.0}})
 
 

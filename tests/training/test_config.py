@@ -19,7 +19,8 @@ TRAIN_KEYS = {
     "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "net_arch",
     "opponents", "teacher", "teacher_games", "teacher_epochs", "teacher_learning_rate", "teacher_workers",
     "init_from", "privileged_critic", "hand_prediction_coef", "oracle_guiding_steps", "critic_warmup_steps",
-    "snapshot_every", "max_snapshots", "eval_every", "eval_games", "time_limit_minutes", "out_dir", "run_name"}
+    "snapshot_every", "max_snapshots", "eval_every", "eval_games", "time_limit_minutes", "out_dir", "run_name",
+    "settings"}
 RLLIB_KEYS = {"variant", "num_players", "rule_options", "seed", "iterations", "train_batch_size", "minibatch_size",
               "num_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "net_arch",
               "num_env_runners", "eval_games", "out_dir", "run_name"}

@@ -2,17 +2,25 @@
 
 ``algo: ppo`` runs the native PPO (``train/ppo/trainer.py``), ``algo: sb3`` the SB3 path
 (``train/sb3/trainer.py``); both return the same summary, printed here as a table with the commands that
-evaluate and play the new policy, or the command that resumes an interrupted run.
+evaluate and play the new policy, or the command that resumes an interrupted run. ``algo:
+module:callable`` runs your own trainer through the plug-in contract (``train/algorithm.py``); its
+policy is evaluated here the same way (it has no checkpoints to resume from).
 """
 from __future__ import annotations
 
 import json
 import os
 import shlex
+import time
+
+import agents
+from uno_env import Game
 
 from train import checkpoints, shipped_configs
+from train.algorithm import run_algorithm
 from train.config import TrainConfig
 from train.errors import EXIT_INTERRUPTED, UsageError
+from train.evaluation import stats
 from train.evaluation.stats import format_table
 from train.progress import DEFAULT_INTERVAL, add_progress_arguments
 from train.rule_args import parse_value
@@ -101,6 +109,8 @@ def run(args) -> int:
     ray_address = getattr(args, "ray", None)
     if ray_address is not None and cfg.algo != "ppo":
         raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: ppo in the config")
+    if cfg.algo not in ("ppo", "sb3"):  # dqn and module:callable trainers: the plug-in contract alone
+        return _run_plug_in(cfg, args)
     if cfg.algo == "ppo":
         from train.ppo import trainer as native_ppo
 
@@ -119,4 +129,25 @@ def run(args) -> int:
         print(f"train: resume with: {resume_command(args, summary['run_dir'])}")
         return EXIT_INTERRUPTED
     print(next_steps(cfg, summary["run_dir"]))
+    return 0
+
+
+def _run_plug_in(cfg: TrainConfig, args) -> int:
+    """A ``module:callable`` trainer through the plug-in contract: train, save, evaluate, print."""
+    if args.resume:
+        raise UsageError(f"--resume continues a run of the built-in trainers; {cfg.algo} has no checkpoints")
+    run_dir = os.path.join(cfg.out_dir, cfg.name)
+    checkpoints.prepare_run_dir(cfg, run_dir)
+    reported = [0]
+    start = time.perf_counter()
+    path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
+                         progress=not args.no_progress)
+    seconds = time.perf_counter() - start
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    agent = agents.load(path, game, seed=0)
+    summary = {"evaluation": stats.evaluate_policy(lambda i: agent, game, cfg.eval_games, cfg.seed + 10_000),
+               "timesteps": reported[0], "trained_timesteps": reported[0], "seconds": seconds,
+               "samples_per_second": reported[0] / max(seconds, 1e-9), "run_dir": run_dir}
+    print(format_table(summary))
+    print(next_steps(cfg, run_dir))
     return 0

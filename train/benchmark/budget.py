@@ -1,15 +1,16 @@
 """``uno-env benchmark --train CONFIG --budget N --seeds K``: the sample-budget protocol for learning algorithms.
 
-A learning algorithm is a training config (``algo: ppo``, the native PPO, or ``algo: sb3``). For
-each seed ``s = 0..K-1`` the config trains once, to the largest budget, in environment decisions
+A learning algorithm is a training config: ``algo: ppo`` (the native PPO), ``algo: sb3``, or your own
+``algo: module:callable``, all run through the trainer plug-in contract (``train/algorithm.py``). For
+each seed ``s = 0..K-1`` the config trains once, to the largest budget, in learner decisions
 (``total_timesteps``; ``time_limit_minutes`` is dropped, so a budget is decisions, not minutes).
-A small hook saves the policy whenever the trainer's decision count first reaches a *point*: every
-budget and ``P`` evenly spaced learning-curve points. The native trainer calls
-``native_ppo.train(..., on_update=...)`` after every PPO update; the SB3 path takes an extra
-callback that saves at the start of each rollout (the update of the one before is done) and at the
-end. Neither hook changes what is learned, so the policy saved at 1M decisions of a 10M run is
-the policy of a 1M run. Updates come in whole rollouts, so a point is saved at the first update at
-or past it: the actual decision count (up to one rollout more) is recorded and reported.
+The contract's reporting hook saves the policy whenever the trainer's decision count first reaches a
+*point*: every budget and ``P`` evenly spaced learning-curve points. The native PPO reports after
+every update, the SB3 path at the start of each rollout (the update of the one before is done) and
+at the end. Reporting does not change what is learned, so the policy saved at 1M decisions of a 10M
+run is the policy of a 1M run. Updates come in whole batches, so a point is saved at the first
+report at or past it: the actual decision count (up to one batch more) is recorded and reported,
+and so is each seed's wall-clock training time.
 
 Each saved policy is scored on the suite's tasks it can play (the config's variant, rule options
 and player counts): budget points with the suite's official game counts, curve points with
@@ -40,12 +41,14 @@ import os
 import posixpath
 import re
 import shutil
+import time
 from dataclasses import dataclass, replace
 
 from uno_env import RuleSet
 from uno_env.errors import short_repr
 
 from train import atomic, shipped_configs
+from train.algorithm import run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
 from train.benchmark.suite import Suite, Task
@@ -159,7 +162,8 @@ class Plan:
     def identity(self) -> dict:
         """What makes two runs the same protocol (the seed count may grow: each seed stands alone)."""
         config = {k: v for k, v in self.config.to_dict().items()
-                  if k not in ("seed", "total_timesteps", "time_limit_minutes", "out_dir", "run_name")}
+                  if k not in ("seed", "total_timesteps", "time_limit_minutes", "out_dir", "run_name")
+                  and not (k == "settings" and not v)}  # (no settings: as before plug-ins existed)
         return {"format": PROTOCOL_FORMAT, "version": 1, "suite": self.suite.name, "config": config,
                 "stem": self.stem, "budgets": list(self.budgets), "curve_points": self.curve_points,
                 "curve_games_per_task": self.curve_games, "budget_games_per_task": self.budget_games,
@@ -229,46 +233,17 @@ class PointSaver:
     """The training hook: saves the policy once the decision count reaches each pending point."""
 
     def __init__(self, run_dir: str, targets: list[int]):
-        self.run_dir, self.pending, self.saved = run_dir, sorted(targets), {}
+        self.run_dir, self.pending, self.saved, self.reported = run_dir, sorted(targets), {}, 0
 
     def __call__(self, steps: int, export) -> None:
         """Called with the trainer's decision count and a function returning the current policy file."""
+        self.reported = max(self.reported, int(steps))
         policy = None
         while self.pending and self.pending[0] <= steps:
             policy = export() if policy is None else policy
             target = self.pending.pop(0)
             atomic.save_policy(policy, point_path(self.run_dir, target))
             self.saved[target] = int(steps)
-
-
-def _sb3_callback(saver: PointSaver, cfg: TrainConfig):
-    """An SB3 callback that hands the model's policy to ``saver`` at every rollout start and at the end."""
-    try:
-        from stable_baselines3.common.callbacks import BaseCallback
-    except ImportError as exc:
-        raise UsageError(f"training needs the optional training packages ({exc.name} is missing): "
-                         "pip install 'uno-env[train]'") from None
-    from uno_env import Game
-
-    from train.export import policy_file_from_model
-
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-
-    class SavePoints(BaseCallback):
-        def _save(self) -> None:
-            t = self.model.num_timesteps
-            saver(t, lambda: policy_file_from_model(self.model, game, t, config=cfg.to_dict()))
-
-        def _on_rollout_start(self) -> None:  # the previous rollout's update is done: trained on t decisions
-            self._save()
-
-        def _on_step(self) -> bool:
-            return True
-
-        def _on_training_end(self) -> None:
-            self._save()
-
-    return SavePoints()
 
 
 def train_seed(plan: Plan, seed: int, progress: bool = True, progress_interval: float = DEFAULT_INTERVAL) -> dict:
@@ -334,23 +309,15 @@ def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: floa
     if progress:
         print(f"benchmark: seed {seed + 1}/{plan.seeds}: training {plan.config_file} ({cfg.algo}) to "
               f"{cfg.total_timesteps:,} decisions in {run_dir}", flush=True)
-    if cfg.algo == "ppo":
-        from train.ppo import trainer as native_ppo
-
-        summary = native_ppo.train(cfg, progress=progress, progress_interval=progress_interval, on_update=saver)
-    else:
-        from train.sb3 import trainer as sb3_ppo
-
-        summary = sb3_ppo.train(cfg, progress=progress, progress_interval=progress_interval,
-                            callbacks=[_sb3_callback(saver, cfg)])
-    if summary["interrupted"]:
-        raise KeyboardInterrupt
+    start = time.perf_counter()
+    run_algorithm(cfg, run_dir, report=saver, progress=progress)  # any algorithm, through the plug-in contract
+    seconds = time.perf_counter() - start
     if saver.pending:
-        raise RuntimeError(f"seed {seed}: training ended at {summary['timesteps']:,} decisions before the points "
+        raise RuntimeError(f"seed {seed}: training ended at {saver.reported:,} decisions before the points "
                            f"{saver.pending}")
     record = {"seed": seed, "algo": cfg.algo, "run_dir": run_dir, "planned_decisions": cfg.total_timesteps,
-              "trained_decisions": summary["timesteps"], "seconds": round(summary["seconds"], 1),
-              "samples_per_second": round(summary["samples_per_second"], 1),
+              "trained_decisions": saver.reported, "seconds": round(seconds, 1),
+              "samples_per_second": round(saver.reported / max(seconds, 1e-9), 1),
               "points": {str(t): d for t, d in sorted(saver.saved.items())}}
     atomic.write_json(record_path, record, indent=2)
     return record

@@ -28,11 +28,11 @@ import time
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
-from agents import load as load_agent
 from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
 from train import atomic, checkpoints
+from train.agent_specs import load_agent
 from train.config import ConfigError, TrainConfig
 from train.errors import UsageError
 from train.evaluation import stats

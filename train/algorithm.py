@@ -1,0 +1,131 @@
+"""The trainer plug-in contract: how a learning algorithm, built in or your own, enters the protocol.
+
+A trainer is a Python callable ``train(run: TrainingRun) -> PolicyFile | str``. ``algo:`` in a
+training config names it: a built-in (``ppo``, the native PPO; ``sb3``, SB3's MaskablePPO) or a
+``module:callable`` (``mypkg.learners:train``). The callable receives the task (variant, player
+counts, rule options), the decision budget, the seed, the league of opponents, its own settings
+(the config's ``settings:`` mapping) and a reporting hook; it returns the trained policy, as a
+``agents.policy_file.PolicyFile`` or the path of one it saved. ``uno-env train`` and the
+sample-budget protocol (``uno-env benchmark --train``) run every algorithm through ``run_algorithm``.
+
+The counting rule, the same for every algorithm: **a decision counts against the budget when the
+learner made it in a game it trains on** (every seat the learner holds, out-of-turn decisions such as
+challenges and jump-ins included; opponents' decisions and evaluation games do not count). A trainer
+stops learning at the budget, give or take its last batch, and says how many decisions it has
+learned from each time it calls the hook.
+
+The reporting hook: ``run.report(decisions, export)`` with the count so far and a function returning
+the current policy. Call it after every update (or as often as cheap): the protocol saves the policy
+at each of its budget and curve points the first time the count reaches one, so a policy saved at
+1M decisions of a 10M run is what a 1M run would have learned. ``export`` is only called when a
+point is due. Call it a last time at the end.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+from agents.policy_file import PolicyFile
+from uno_env import Game, RuleSet
+
+from train.agent_specs import CALLABLE_SPEC, load_agent, resolve_callable
+from train.config import ConfigError, TrainConfig
+
+#: The built-in algorithms, by ``algo`` name: module:callable of their contract entry (imported when used).
+BUILTIN = {"ppo": "train.ppo.algorithm:train", "sb3": "train.sb3.algorithm:train"}
+
+Report = Callable[[int, Callable[[], PolicyFile]], None]
+"""``report(decisions, export)``: the decisions learned from so far, and a function returning the current policy."""
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """Everything a trainer is given: the task, the budget, the seed, the league, its settings, the hook."""
+
+    variant: str
+    """Rule preset (``uno_env.VARIANTS``)."""
+    num_players: int
+    """The home table: the player count the policy is exported and evaluated for."""
+    rule_options: dict
+    """Rule options of every game (``docs/rule-options.md``)."""
+    table_sizes: tuple[int, ...]
+    """Every player count to train at (the home table alone unless the config says more)."""
+    budget: int
+    """Learner decisions to train on (the counting rule above)."""
+    seed: int
+    """The run's seed: the same seed must give the same policy."""
+    league: dict[str, float]
+    """Opponent agent specs and their sampling weights; ``self`` means frozen copies of the learner."""
+    run_dir: str
+    """A directory of the run's own, for whatever the trainer writes (checkpoints, logs)."""
+    settings: dict = field(default_factory=dict)
+    """The algorithm's own hyperparameters (the config's ``settings:`` mapping, unchecked here)."""
+    config: dict = field(default_factory=dict)
+    """The whole training config as a mapping (the built-in trainers read their hyperparameters there)."""
+    report: Report = lambda decisions, export: None
+    """The reporting hook (see the module docstring)."""
+    progress: bool = False
+    """Whether the trainer may print progress."""
+
+    def rules(self, num_players: int | None = None) -> RuleSet:
+        """The rules at ``num_players`` seats (the home table by default)."""
+        return RuleSet.create(self.variant, num_players or self.num_players, **self.rule_options)
+
+    def game(self, num_players: int | None = None) -> Game:
+        """A ``Game`` at ``num_players`` seats (the home table by default)."""
+        return Game(self.rules(num_players))
+
+    def as_config(self) -> TrainConfig:
+        """The training config with this run's budget, seed and league, writing into ``run_dir`` (the built-ins')."""
+        return TrainConfig.from_dict({**self.config, "total_timesteps": self.budget, "seed": self.seed,
+                                      "opponents": dict(self.league), "out_dir": os.path.dirname(self.run_dir) or ".",
+                                      "run_name": os.path.basename(self.run_dir)})
+
+    def opponent(self, spec: str, game: Game, seed: int):
+        """The agent of a league spec (anything ``uno-env eval`` plays: built-ins, policy files, module:callable)."""
+        return load_agent(spec, game, seed=seed)
+
+
+def resolve_trainer(algo: str) -> Callable[[TrainingRun], PolicyFile | str]:
+    """The trainer callable ``algo`` names: a built-in name or a ``module:callable``."""
+    from agents import AgentSpecError
+
+    target = BUILTIN.get(algo, algo)
+    if CALLABLE_SPEC.match(target) is None:
+        raise ConfigError(f"algo {algo!r} is neither a built-in algorithm ({', '.join(BUILTIN)}) nor a "
+                          "module:callable (e.g. mypkg.learners:train)")
+    try:
+        return resolve_callable(target)
+    except AgentSpecError as exc:
+        raise ConfigError(str(exc).replace("agent spec", "algo", 1)) from None
+
+
+def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False) -> TrainingRun:
+    """The ``TrainingRun`` a training config describes (its budget is ``total_timesteps``)."""
+    return TrainingRun(variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
+                       table_sizes=tuple(cfg.player_counts), budget=cfg.total_timesteps, seed=cfg.seed,
+                       league=dict(cfg.opponents), run_dir=run_dir, settings=dict(cfg.settings),
+                       config=cfg.to_dict(), report=report or (lambda decisions, export: None), progress=progress)
+
+
+def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False) -> str:
+    """Train ``cfg.algo`` through the contract; the path (without extension) of the policy it returned."""
+    trainer = resolve_trainer(cfg.algo)
+    os.makedirs(run_dir, exist_ok=True)
+    result = trainer(training_run(cfg, run_dir, report, progress))
+    if isinstance(result, PolicyFile):
+        path = os.path.join(run_dir, "policy")
+        from train import atomic
+
+        atomic.save_policy(result, path)
+        return path
+    if isinstance(result, (str, os.PathLike)):
+        from agents.policy_file import strip_extension
+
+        path = strip_extension(os.fspath(result))
+        if not os.path.exists(path + ".json"):
+            raise ConfigError(f"algo {cfg.algo!r} returned {result!r}, which is not a saved policy file")
+        return path
+    raise ConfigError(f"algo {cfg.algo!r} returned {type(result).__name__}; a trainer returns a PolicyFile or the "
+                      "path of a saved one")

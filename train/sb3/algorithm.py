@@ -1,0 +1,49 @@
+"""SB3's MaskablePPO behind the trainer plug-in contract (``train/algorithm.py``): ``algo: sb3``."""
+from __future__ import annotations
+
+import os
+
+from train.algorithm import Report, TrainingRun
+from train.config import TrainConfig
+from train.errors import UsageError
+
+
+def report_callback(report: Report, cfg: TrainConfig):
+    """An SB3 callback that reports the model's policy at every rollout start (the update before is done) and at the end."""
+    try:
+        from stable_baselines3.common.callbacks import BaseCallback
+    except ImportError as exc:
+        raise UsageError(f"training needs the optional training packages ({exc.name} is missing): "
+                         "pip install 'uno-env[train]'") from None
+    from uno_env import Game
+
+    from train.export import policy_file_from_model
+
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+
+    class ReportPolicy(BaseCallback):
+        def _report(self) -> None:
+            t = self.model.num_timesteps
+            report(t, lambda: policy_file_from_model(self.model, game, t, config=cfg.to_dict()))
+
+        def _on_rollout_start(self) -> None:
+            self._report()
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_training_end(self) -> None:
+            self._report()
+
+    return ReportPolicy()
+
+
+def train(run: TrainingRun) -> str:
+    """Train MaskablePPO on ``run``, reporting at every rollout; the saved policy's path."""
+    from train.sb3 import trainer
+
+    cfg = run.as_config()
+    summary = trainer.train(cfg, progress=run.progress, callbacks=[report_callback(run.report, cfg)])
+    if summary["interrupted"]:
+        raise KeyboardInterrupt
+    return os.path.join(summary["run_dir"], "policy")
