@@ -68,7 +68,7 @@ def test_variant_self_play_smoke_run(tmp_path, variant):
     ({"n_envs": 0}, "must be >= 1"),
     ({"net_arch": [64, -1]}, "net_arch"),
     ({"opponents": {"expert": 1.0}}, "opponents"),
-    ({"opponents": {"self": 1.0}}, "at least one of random"),
+    ({"opponents": {"self": 1.0}}, "at least one agent besides self"),
     ({"rule_options": {"stacking": "lots"}}, "stacking"),
     ({"num_players": 11}, "num_players"),
     ({"gamma": 7.0}, "gamma"),
