@@ -33,7 +33,8 @@ from train.agent_specs import CALLABLE_SPEC, load_agent, resolve_callable
 from train.config import ConfigError, TrainConfig
 
 #: The built-in algorithms, by ``algo`` name: module:callable of their contract entry (imported when used).
-BUILTIN = {"ppo": "train.ppo.algorithm:train", "sb3": "train.sb3.algorithm:train"}
+BUILTIN = {"ppo": "train.ppo.algorithm:train", "sb3": "train.sb3.algorithm:train", "dqn": "train.dqn.algorithm:train",
+           "nfsp": "train.nfsp.algorithm:train", "dmc": "train.dmc.algorithm:train"}
 
 Report = Callable[[int, Callable[[], PolicyFile]], None]
 """``report(decisions, export)``: the decisions learned from so far, and a function returning the current policy."""

@@ -325,10 +325,11 @@ class SelfPlayConfig(RunConfig):
         """An algorithm's ``exclusive`` settings keep their defaults under another ``algo``."""
         for f in dataclasses.fields(self):
             why = f.metadata.get("bounds", NO_BOUNDS).exclusive
-            algo = getattr(_part_of(type(self), f.name), "ALGO", self.algo)
-            if why and algo != self.algo and getattr(self, f.name) != _default(f):
+            part = _part_of(type(self), f.name)
+            users = getattr(part, "USED_BY", (getattr(part, "ALGO", self.algo),))  # a part another algorithm reuses
+            if why and self.algo not in users and getattr(self, f.name) != _default(f):
                 reason = f" ({why})" if isinstance(why, str) else ""
-                raise ConfigError(f"{self.LABEL} {f.name!r} needs algo: {algo}{reason}")
+                raise ConfigError(f"{self.LABEL} {f.name!r} needs algo: {' or '.join(users)}{reason}")
 
     def check_opponents(self) -> None:
         """Each opponent is an agent spec ``uno-env eval`` plays, or ``self``; weights >= 0, one besides ``self`` above 0."""
@@ -393,8 +394,9 @@ class NativePpoSettings:
     ALGO = "ppo"
     CHECKS = ("check_table_sizes", "check_games_per_collector", "check_teacher", "check_hidden_card_features")
 
-    num_games: int = setting(64, low=1, most=100_000)
-    """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them."""
+    num_games: int = setting(128, low=1, most=100_000)
+    """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them. 128
+    to 256 cost least per learning sample on a 2-core machine (``uno-env bench parts``, docs/speed.md)."""
     table_sizes: list[int] = setting([], length=(0, MAX_LAYERS), exclusive="the SB3 path trains at num_players")
     """(ppo) Player counts trained at together, e.g. ``[2, 4]`` (the games split evenly; one policy plays
     them all); empty: ``num_players`` alone. ``num_players`` is the policy's home table (its plain eval rows)."""
@@ -405,11 +407,22 @@ class NativePpoSettings:
     """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
     collected with the weights from before it, so the games and the update use two cores at once. The
     price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
+    update_bfloat16: bool = setting(False, exclusive="the SB3 path has its own update")
+    """(ppo) Compute the PPO update's forward pass and loss under bfloat16 autocast (the matrix products in
+    bfloat16, 8-bit mantissas); off: float32. Measured by ``uno-env bench train`` (docs/speed.md); its
+    effect on learning is not measured, so it is off by default."""
+    update_compile: bool = setting(False, exclusive="the SB3 path has its own update")
+    """(ppo) Run the PPO loss through ``torch.compile`` (compiled once per process at the first update,
+    which takes minutes and needs a C++ compiler). Measured by ``uno-env bench train`` (docs/speed.md)."""
     torch_threads: int = setting(0, low=0, high=256, note="0: torch's default, one per core")
     """(ppo) Threads torch may use in the learner's process for the forward passes and the update (0:
     torch's default, one per core). Set 1 when the cores are shared: two runs side by side on two cores,
     each with two threads, learned about 6 times slower than with one each. With ``overlap_update`` the
     learner and the updater each get half of them (at least 1)."""
+    device: str = setting("cpu", exclusive="the SB3 path trains on the CPU")
+    """(ppo) Where the learner's network and its PPO update run: ``cpu``, ``cuda`` (refused when torch sees
+    no CUDA device) or ``auto`` (``cuda`` when there is one, else ``cpu``). The games, the opponents and
+    the acting forward passes stay on the CPU; the weights are copied back after every update."""
     ray_collectors: int = setting(2, low=1, high=1024)
     """(ppo) Collectors run as Ray actors when training with ``--ray`` (one CPU of the cluster each; the
     games split over them as over ``collector_workers`` without Ray); ignored without ``--ray``."""
@@ -520,7 +533,95 @@ class NativePpoSettings:
 
 
 @dataclass
-class TrainConfig(NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, SelfPlayConfig):
+class DqnSettings:
+    """``algo: dqn``: masked double DQN, dueling head, n-step returns, over batched games (``train/dqn/trainer.py``).
+
+    It also reads five shared keys: ``num_games`` (games stepped together), ``learning_rate`` (Adam),
+    ``gamma``, ``batch_size`` (transitions per gradient step) and ``net_arch`` (the trunk's hidden
+    layers, relu). The exploration schedule is counted in learner decisions, so it does not depend
+    on ``num_games``.
+    """
+
+    ALGO = "dqn"
+    USED_BY = ("dqn", "nfsp")  # NFSP's best response is this DQN
+    CHECKS = ("check_dqn_replay",)
+
+    buffer_size: int = setting(100_000, low=1, most=10_000_000, exclusive="only DQN has a replay buffer")
+    """(dqn) Transitions the replay buffer holds, the oldest overwritten first. Allocated at the start
+    (two observations each, about 3.3 kB in classic), at most the run's budget of them."""
+    learning_starts: int = setting(2_000, low=0, exclusive="only DQN has a replay buffer")
+    """(dqn) Transitions in the buffer before the first gradient step (at least ``batch_size``)."""
+    train_freq: int = setting(8, low=1, exclusive="only DQN has a replay buffer")
+    """(dqn) Learner decisions collected per gradient step: each transition is sampled about
+    ``batch_size / train_freq`` times."""
+    target_update_interval: int = setting(250, low=1, exclusive="only DQN has a target network")
+    """(dqn) Gradient steps between updates of the target network (by ``tau``)."""
+    tau: float = setting(1.0, above=0, high=1, exclusive="only DQN has a target network")
+    """(dqn) Share of the online network blended into the target network at each of its updates: 1
+    copies it (the classic hard update), below 1 is a Polyak average."""
+    n_step: int = setting(3, low=1, high=100, exclusive="only DQN bootstraps n-step returns")
+    """(dqn) Learner decisions of one seat summed into a return before bootstrapping from the target
+    network (the decisions of the other seats in between are the environment)."""
+    exploration_fraction: float = setting(0.2, low=0, high=1, exclusive="only DQN explores by epsilon")
+    """(dqn) Share of the budget over which epsilon falls linearly from its initial to its final value."""
+    exploration_initial_eps: float = setting(0.1, low=0, high=1, exclusive="only DQN explores by epsilon")
+    """(dqn) Probability of a uniformly random legal action at the first decision. Kept low: a voluntary
+    draw is always legal, so uniform play draws a card every few decisions and its games run to hundreds
+    of decisions; starting at 1.0 (the Atari habit) the DQN spent tiny budgets on such games and often
+    learned to stall (docs/algorithms/dqn.md)."""
+    exploration_final_eps: float = setting(0.01, low=0, high=1, exclusive="only DQN explores by epsilon")
+    """(dqn) Probability of a uniformly random legal action once the schedule is over."""
+    train_max_steps: int = setting(300, low=1, high=1_000_000, exclusive="only DQN bootstraps from the next decision")
+    """(dqn) Decisions after which a training game is cut: a loss for the learner (``truncation_reward``).
+    Training only: the rules' ``max_steps`` (5,000 by default), and so the exported policy's, stay as
+    they are. Bootstrapped values never see a cost 5,000 decisions away, so a DQN learned to stall
+    (draw and pass) in losing positions; a near cut makes stalling cost what losing costs."""
+    max_grad_norm: float = setting(10.0, above=0, exclusive="only DQN has this gradient clip")
+    """(dqn) The gradient's norm is clipped to this before each Adam step."""
+
+    def check_dqn_replay(self) -> None:
+        """Under ``algo: dqn``, the replay buffer holds a batch."""
+        if self.algo in self.USED_BY and self.buffer_size < self.batch_size:
+            raise ConfigError(f"{self.LABEL} 'buffer_size' = {short_repr(self.buffer_size)} must hold a "
+                              f"batch_size ({self.batch_size:,}) of transitions")
+
+
+@dataclass
+class NfspSettings:
+    """``algo: nfsp``: Neural Fictitious Self-Play (``train/nfsp/``): a DQN best response (``DqnSettings``)
+    and a supervised average policy; the average policy is the one exported and scored."""
+
+    ALGO = "nfsp"
+
+    anticipatory: float = setting(0.1, low=0, high=1, exclusive="only NFSP mixes two policies")
+    """(nfsp) Probability that a learner seat plays a whole game by the best response (epsilon-greedy Q)
+    rather than by the average policy; the best response's decisions are what the average policy learns."""
+    reservoir_size: int = setting(200_000, low=1, most=10_000_000, exclusive="only NFSP has a reservoir")
+    """(nfsp) Best-response decisions the average policy learns from, kept by reservoir sampling (each
+    decision seen so far equally likely to be in it)."""
+    average_learning_rate: float = setting(1e-3, above=0, exclusive="only NFSP has an average policy")
+    """(nfsp) Adam's step size for the average policy's cross-entropy loss (``learning_rate`` is the best
+    response's)."""
+
+
+@dataclass
+class DmcSettings:
+    """``algo: dmc``: Deep Monte-Carlo as in DouZero (``train/dmc/``): Q(s, a) of the observation and
+    the action's features, learned from Monte-Carlo returns, acted on epsilon-greedily by actor processes."""
+
+    ALGO = "dmc"
+
+    dmc_actors: int = setting(0, low=0, high=256, note="0: the games run in the learner's process",
+                              exclusive="only DMC has actor processes")
+    """(dmc) Actor processes playing the games with a recent copy of the network (``num_games`` split
+    over them); 0 (the default) plays them in the learner's process, which was the faster on 2 cores
+    (4,800 against 2,400 decisions/s with 2 actors, docs/algorithms/dmc.md): give actors spare cores."""
+    dmc_epsilon: float = setting(0.01, low=0, high=1, exclusive="only DMC explores this way")
+    """(dmc) Probability that an actor plays a uniformly random legal action instead of the best Q(s, a)."""
+
+
+@dataclass
+class TrainConfig(DmcSettings, NfspSettings, DqnSettings, NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, SelfPlayConfig):
     """One self-play run of ``uno-env train``: MaskablePPO from sb3-contrib (``algo: sb3``) or the native PPO (``algo: ppo``).
 
     Its fields are those of ``RunConfig`` (the game, seed, evaluation, output), ``SelfPlayConfig`` (the

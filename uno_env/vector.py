@@ -14,8 +14,14 @@ array                shape, dtype             meaning
                                               ended it (the AEC env's: winner +1, others
                                               -1/(N-1); or points), else 0
 ``terminated``       (B,) bool                game i ended on this step (someone won, or blocked)
-``truncated``        (B,) bool                game i hit the step cap on this step
+``truncated``        (B,) bool                game i hit the step cap on this step (the rules'
+                                              ``max_steps``, or ``cut_at``)
 ===================  =======================  =================================================
+
+``cut_at`` (optional) is a training cap below the rules' own ``max_steps``: a game that reaches that
+many decisions is truncated and dealt again, with no rewards, exactly as at the rules' cap, while the
+rules (and so a trained policy file's) stay the ones given. A learner that bootstraps its values
+(DQN) needs the cost of a stalled game near: at the rules' 5,000 decisions it is out of sight.
 
 The arrays are allocated once and overwritten in place by every ``reset``/``step``: copy what
 must outlive the next call. A game that ends is dealt again at once (automatic reset): ``seat``,
@@ -55,10 +61,14 @@ class VectorGames:
     """``num_games`` games of one rule set, stepped together with numpy arrays in and out."""
 
     def __init__(self, num_games: int, variant: str = "classic", num_players: int = 2, reward: str = "win_loss",
-                 rules: RuleSet | None = None, **rule_options: Any):
+                 rules: RuleSet | None = None, cut_at: int | None = None, **rule_options: Any):
         if isinstance(num_games, bool) or not isinstance(num_games, numbers.Integral) or num_games < 1:
             raise ValueError(f"num_games must be a whole number, 1 or more; got {num_games!r}")
+        if cut_at is not None and (isinstance(cut_at, bool) or not isinstance(cut_at, numbers.Integral) or cut_at < 1):
+            raise ValueError(f"cut_at must be None or a whole number, 1 or more; got {cut_at!r}")
         num_games = int(num_games)
+        self.cut_at = cut_at
+        self.steps = np.zeros(num_games, dtype=np.int64)  # decisions of each game in progress
         self.game = game_for_env(variant, num_players, rules, rule_options, None, reward)
         self.encoder = ObservationEncoder(self.game)
         self.batch_encoder = BatchEncoder(self.game, self.encoder)
@@ -87,6 +97,7 @@ class VectorGames:
             self._seeders = [np.random.default_rng(seed + i) for i in range(self.num_games)]
         self.states = [self._deal(i) for i in range(self.num_games)]
         self.final_states = [None] * self.num_games
+        self.steps[:] = 0
         self._write_rows()
         self.rewards[:] = 0.0
         self.terminated[:] = False
@@ -118,6 +129,8 @@ class VectorGames:
         rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
+        steps = self.steps
+        steps += 1
         for i, a in enumerate(chosen):
             s = self.states[i]
             game.step(s, a)
@@ -125,8 +138,13 @@ class VectorGames:
                 rewards[i] = final_rewards(game, s, self.reward_mode)
                 self.terminated[i] = not s.truncated
                 self.truncated[i] = s.truncated
-                self.final_states[i] = s
-                self.states[i] = self._deal(i)
+            elif self.cut_at is not None and steps[i] >= self.cut_at:  # the training cap: no winner, no rewards
+                self.truncated[i] = True
+            else:
+                continue
+            self.final_states[i] = s
+            self.states[i] = self._deal(i)
+            steps[i] = 0
         self._write_rows()
         return self.seat, self.obs, self.mask, rewards, self.terminated, self.truncated
 

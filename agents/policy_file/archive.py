@@ -39,15 +39,19 @@ def layer_shapes(layers: list[int]) -> list[tuple[int, ...]]:
     return shapes
 
 
-def read_weights(path: str, layers: list[int], check_before_data: Callable[[], None]) -> list[np.ndarray]:
+def read_weights(path: str, layers: list[int], check_before_data: Callable[[], None],
+                 extra: tuple[tuple[tuple[int, ...], str], ...] = ()) -> list[np.ndarray]:
     """The weight arrays ``p0, p1, ...`` of a policy's ``.npz``, or PolicyFileError saying what is wrong.
 
     The zip directory, each member's name, compression and ``.npy`` header (dtype, shape) are checked
     against ``layers`` first, then ``check_before_data()`` runs; only then is array data read, and
     exactly as many bytes as the shapes need. ``numpy.load`` is not used: it would inflate an array
-    of whatever shape a header claims.
+    of whatever shape a header claims. ``extra``: (shape, what it is) of the members stored after the
+    weights (an action-value policy's feature table), checked the same way.
     """
-    shapes = layer_shapes(layers)
+    shapes = layer_shapes(layers) + [shape for shape, _ in extra]
+    names = [f"the {'weights' if k % 2 == 0 else 'biases'} of layer {k // 2}" for k in range(len(shapes) - len(extra))]
+    names += [what for _, what in extra]
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
@@ -64,7 +68,7 @@ def read_weights(path: str, layers: list[int], check_before_data: Callable[[], N
                 raise PolicyFileError(f"{path} is not a readable weight file: not an .npz (zip) archive")
             _check_zip_directory(fh, path)
             archive = streams.enter_context(zipfile.ZipFile(fh))
-            members = _check_members(archive, path, layers, shapes, streams)
+            members = _check_members(archive, path, layers, shapes, names, streams)
             check_before_data()
             return [_read_array(path, *member) for member in members]
     except PolicyFileError:
@@ -103,7 +107,7 @@ def _check_zip_directory(fh, path: str) -> None:
 
 
 def _check_members(archive: zipfile.ZipFile, path: str, layers: list[int], shapes: list[tuple[int, ...]],
-                   streams: contextlib.ExitStack) -> list[tuple]:
+                   names: list[str], streams: contextlib.ExitStack) -> list[tuple]:
     """Every member checked against ``layers`` from its ``.npy`` header, in order ``p0, p1, ...``: (name, open
     stream, shape, fortran order, dtype, bytes of data), the arguments of ``_read_array``. No array data is read."""
     infos: dict[int, zipfile.ZipInfo] = {}
@@ -125,7 +129,7 @@ def _check_members(archive: zipfile.ZipFile, path: str, layers: list[int], shape
         stream, shape, fortran, dtype, header_size = headers[k]
         if shape != expected:
             raise PolicyFileError(f"{path}: p{k}.npy has shape {short_repr(shape)}; layers {layers} need {expected} "
-                                  f"(the {'weights' if k % 2 == 0 else 'biases'} of layer {k // 2})")
+                                  f"({names[k]})")
         nbytes = int(np.prod(expected)) * dtype.itemsize
         held = infos[k].file_size - header_size
         if held != nbytes:

@@ -4,6 +4,13 @@ Metadata keys: ``format`` ("uno-env-policy"), ``format_version``, ``variant``, `
 ``table_sizes`` (every player count it was trained at; optional, default ``[num_players]``),
 ``rule_options``, ``observation_layout_version``, ``observation_size``, ``action_layout_version``,
 ``num_actions``, ``activation``, ``layers`` (sizes), ``training_steps``, ``evaluation``, ``config``.
+
+The network's kind, ``network``: absent for the MLP from observation to logits (every file written
+before there was another kind), or ``"action-value"`` for a Q(s, a) network (``algo: dmc``): its
+``layers`` run from ``observation_size + action_features`` inputs to 1 output, and two more keys
+say what it reads about an action: ``action_features`` (F, the width of the feature table the
+``.npz`` holds after the weights, ``num_actions`` x F) and ``action_features_version``
+(``uno_env.action_features.ACTION_FEATURES_VERSION`` when written; the stored table is what plays).
 """
 from __future__ import annotations
 
@@ -23,6 +30,8 @@ FORMAT_VERSION = 1
 ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 #: Observation layouts a policy file may have been exported for (1 is a prefix of 2, see observation.py).
 READABLE_LAYOUT_VERSIONS = (1, OBSERVATION_LAYOUT_VERSION)
+#: ``network`` of an action-value policy: Q(s, a) of the observation and the action's features.
+ACTION_VALUE = "action-value"
 
 
 def jsonable(options: dict) -> dict:
@@ -90,7 +99,35 @@ def check_metadata(meta: dict, path: str) -> list[int]:
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise PolicyFileError(f"{path}: activation {short_repr(activation)}; allowed: {', '.join(ACTIVATIONS)}")
     check_players(meta, f"{path}: ")
+    if "network" in meta:
+        check_action_value(meta, layers, total, path)
     return layers
+
+
+def is_action_value(meta: dict) -> bool:
+    """Whether the metadata describes an action-value network (else the MLP of observation to logits)."""
+    return meta.get("network") == ACTION_VALUE
+
+
+def check_action_value(meta: dict, layers: list[int], total: int, path: str) -> None:
+    """Refuse a ``network`` other than ``action-value``, or an action-value network whose sizes do not fit."""
+    if not is_action_value(meta):
+        raise PolicyFileError(f"{path}: network {short_repr(meta.get('network'))}; this version reads the MLP "
+                              f"(no 'network' key) or {ACTION_VALUE!r}")
+    width = meta.get("action_features")
+    if not is_int(width, 1, MAX_LAYER_SIZE):
+        raise PolicyFileError(f"{path}: action_features {short_repr(width)} must be a whole number, 1 to "
+                              f"{MAX_LAYER_SIZE:,} (the width of the action-feature table)")
+    if not is_int(meta.get("action_features_version"), 1, 1 << 30):
+        raise PolicyFileError(f"{path}: action_features_version {short_repr(meta.get('action_features_version'))} "
+                              "must be a whole number, 1 or more")
+    if len(layers) > MAX_LAYERS - 1:  # one member of the .npz is the feature table
+        raise PolicyFileError(f"{path}: an action-value network has at most {MAX_LAYERS - 1} layer sizes; "
+                              f"layers {short_repr(layers)} has {len(layers)}")
+    table = meta["num_actions"] * width
+    if total + table > MAX_WEIGHT_ELEMENTS:
+        raise PolicyFileError(f"{path}: layers {layers} and a {meta['num_actions']} x {width} action-feature table "
+                              f"make {total + table:,} numbers; a policy file holds at most {MAX_WEIGHT_ELEMENTS:,}")
 
 
 def check_players(meta: dict, where: str) -> None:
@@ -105,8 +142,22 @@ def check_players(meta: dict, where: str) -> None:
                               f"{MAX_TABLE_SIZE}")
 
 
+def network_sizes(meta: dict, observation_size: int, num_actions: int) -> tuple:
+    """The input and output sizes the network of ``meta`` needs in a game of these observations and actions."""
+    if is_action_value(meta):
+        width = meta.get("action_features")
+        return (observation_size + width if is_int(width, 1, MAX_LAYER_SIZE) else None), 1
+    return observation_size, num_actions
+
+
 def check_declared_sizes(meta: dict, layers: list[int], path: str) -> None:
     """Refuse a network whose input and output sizes are not the observation size and action count declared."""
+    if is_action_value(meta):
+        if layers[0] != meta["observation_size"] + meta["action_features"] or layers[-1] != 1:
+            raise PolicyFileError(f"{path}: action-value network input/output sizes {layers[0]}/{layers[-1]} are "
+                                  f"not observation_size + action_features = {meta['observation_size']} + "
+                                  f"{meta['action_features']} and 1")
+        return
     if layers[0] != meta["observation_size"] or layers[-1] != meta["num_actions"]:
         raise PolicyFileError(f"{path}: network input/output sizes {layers[0]}/{layers[-1]} do not match the "
                               f"observation size {meta['observation_size']} and {meta['num_actions']} actions it "

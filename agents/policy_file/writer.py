@@ -3,6 +3,8 @@
 The trainers turn their networks into numpy arrays (``train/export.py``) and call
 ``policy_file_from_weights``; it writes the metadata ``PolicyFile.check_game`` reads back and
 refuses a network the reader would refuse. ``PolicyFile.save`` then writes the pair.
+With ``action_features`` (a num_actions x F table, ``uno_env.action_features``) the network is an
+action-value one (``network: action-value``): Q(s, a) on concat(observation, features[a]), one output.
 """
 from __future__ import annotations
 
@@ -11,11 +13,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from uno_env import Game
+from uno_env.action_features import ACTION_FEATURES_VERSION
 from uno_env.actions import ACTION_LAYOUT_VERSION
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
 from .archive import layer_shapes
-from .metadata import FORMAT, FORMAT_VERSION, check_declared_sizes, check_metadata, jsonable
+from .metadata import ACTION_VALUE, FORMAT, FORMAT_VERSION, check_declared_sizes, check_metadata, jsonable
 from .policy import PolicyFile
 
 #: How a new policy file names itself in the errors of the reader's checks.
@@ -24,9 +27,11 @@ _NEW = "the new policy file"
 
 def policy_metadata(game: Game, layers: list[int], training_steps: int, evaluation: dict | None = None,
                     config: dict | None = None, table_sizes: list[int] | None = None,
-                    activation: str = "tanh") -> dict:
-    """The metadata of a policy for ``game`` whose network has sizes ``layers`` (input, hidden, output)."""
-    return {
+                    activation: str = "tanh", action_features: int | None = None) -> dict:
+    """The metadata of a policy for ``game`` whose network has sizes ``layers`` (input, hidden, output).
+
+    ``action_features``: F, for an action-value network (its keys are added; none for an MLP)."""
+    meta = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "variant": game.rules.variant, "num_players": game.num_players,
         "table_sizes": sorted(set(table_sizes or [game.num_players])),
@@ -37,11 +42,16 @@ def policy_metadata(game: Game, layers: list[int], training_steps: int, evaluati
         "activation": activation, "layers": list(layers), "training_steps": int(training_steps),
         "evaluation": evaluation or {}, "config": config or {},
     }
+    if action_features is not None:
+        meta.update(network=ACTION_VALUE, action_features=int(action_features),
+                    action_features_version=ACTION_FEATURES_VERSION)
+    return meta
 
 
 def policy_file_from_weights(weights: Sequence[np.ndarray], game: Game, training_steps: int,
                              evaluation: dict | None = None, config: dict | None = None,
-                             table_sizes: list[int] | None = None, activation: str = "tanh") -> PolicyFile:
+                             table_sizes: list[int] | None = None, activation: str = "tanh",
+                             action_features: np.ndarray | None = None) -> PolicyFile:
     """A policy file for ``game`` from an MLP's arrays ``W0, b0, W1, b1, ...`` (W: in x out; logits last).
 
     ``activation``: the hidden layers' (``tanh`` or ``relu``). ``table_sizes``: every player count the
@@ -49,13 +59,23 @@ def policy_file_from_weights(weights: Sequence[np.ndarray], game: Game, training
     the rule check. The arrays are copied. A ``ValueError`` if the arrays are not such an MLP, or
     (``PolicyFileError``) if the reader would refuse the file: a network too large, or one whose
     input and output sizes are not ``game``'s observation size and action count.
+
+    ``action_features``: an action-value network's feature table (``game.num_actions`` x F); the
+    network then reads observation_size + F inputs and has one output, Q(s, a).
     """
     arrays = [np.array(w, order="C") for w in weights]
     layers = _layers_of(arrays)
-    meta = policy_metadata(game, layers, training_steps, evaluation, config, table_sizes, activation)
+    table = None
+    if action_features is not None:
+        table = np.array(action_features, dtype=np.float32, order="C")
+        if table.ndim != 2 or table.shape[0] != game.num_actions:
+            raise ValueError(f"an action-feature table is num_actions x F ({game.num_actions} x F); got shape "
+                             f"{table.shape}")
+    meta = policy_metadata(game, layers, training_steps, evaluation, config, table_sizes, activation,
+                           None if table is None else table.shape[1])
     check_metadata(meta, _NEW)
     check_declared_sizes(meta, layers, _NEW)
-    return PolicyFile(arrays, meta)
+    return PolicyFile(arrays, meta, table)
 
 
 def _layers_of(arrays: list[np.ndarray]) -> list[int]:

@@ -87,7 +87,7 @@ def test_unknown_bench_policy_is_refused():
         bench.chooser(Game("classic"), "greedy", bench.UniformPicker(0))
 
 
-def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
+def test_bench_train_measures_every_trainer_on_the_same_network(capsys, monkeypatch):
     from train.benchmark import learning
     from train.app.cli import main
 
@@ -95,6 +95,10 @@ def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
     assert any("native" in x for x in labels) and any("sb3" in x for x in labels)
     nets = {tuple(o["net_arch"]) for _, o in learning.contenders("classic", 2, [32])}
     assert nets == {(32,)}  # like with like: one network for all
+    # the update row with a small batch and without torch.compile (a minute to compile; tests/training has it)
+    monkeypatch.setattr(learning, "UPDATE_BATCH", 512)
+    monkeypatch.setattr(learning, "UPDATE_OPTIONS", {k: v for k, v in learning.UPDATE_OPTIONS.items()
+                                                     if "update_compile" not in v})
     assert main(["bench", "train", "--players", "2", "--net", "16", "--native-steps", "600", "--sb3-steps", "256",
                  "--rounds", "1"]) == 0
     out = capsys.readouterr().out
@@ -103,8 +107,15 @@ def test_bench_train_measures_every_trainer_on_the_same_network(capsys):
     for row in rows:
         samples = int(row.split()[-4].replace(",", ""))
         assert samples > 0  # every trainer learned from something; no timing is asserted
-    ceiling = [line for line in out.splitlines() if line.startswith("the update alone")]
-    assert len(ceiling) == 1 and "4 epochs allow at most" in ceiling[0] and "the best sb3 row" in ceiling[0]
+    lines = out.splitlines()
+    update = next(i for i, line in enumerate(lines) if line.startswith("the update alone"))
+    assert "ppo_update on 512 decisions" in lines[update] and "median of 1 rounds between the slices" in lines[update]
+    assert lines[update + 1].startswith("  its matrix products alone") and "FLOPs per sample" in lines[update + 1]
+    ceiling = lines[update + 2]  # the real update's ceiling, beside its matrix products
+    assert ceiling.startswith("  fp32:") and "x the matrix products" in ceiling
+    assert "4 epochs allow at most" in ceiling and "the best sb3 row" in ceiling
+    assert lines[update + 3].startswith("    its parts: gather")
+    assert lines[update + 4].startswith("  bf16 autocast:")
 
 
 def test_bench_train_minibatch_is_shared_and_bounded(capsys):

@@ -110,3 +110,22 @@ def test_the_documented_example_runs():
     namespace: dict = {}
     exec(block, namespace)  # noqa: S102 (the project's own docs)
     assert namespace["rewards"].shape == (64, 4)
+
+
+def test_cut_at_truncates_a_game_at_that_many_decisions_without_changing_the_rules():
+    cut = VectorGames(3, "classic", num_players=2, cut_at=7)
+    full = VectorGames(3, "classic", num_players=2)
+    assert cut.game.rules == full.game.rules  # a training cap, not a rule: a policy trained so fits the plain game
+    seat, obs, mask = cut.reset(seed=5)
+    full.reset(seed=5)
+    for step in range(1, 8):
+        actions = np.array([np.flatnonzero(row)[0] for row in mask])
+        seat, obs, mask, rewards, terminated, truncated = cut.step(actions)
+        _, full_obs, *_ = full.step(actions)
+        if step < 7:
+            assert not truncated.any() and np.array_equal(obs, full_obs)  # the same games until the cut
+    assert truncated.all() and not terminated.any() and not rewards.any()  # cut, no winner, nothing paid
+    assert all(s is not None and not s.is_over for s in cut.final_states)  # the cut games, as they stood
+    assert not np.array_equal(obs, full_obs)  # dealt again at once
+    with pytest.raises(ValueError, match="cut_at must be None or a whole number, 1 or more; got 0"):
+        VectorGames(2, cut_at=0)

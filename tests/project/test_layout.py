@@ -18,7 +18,8 @@ TRAIN_ROOMS = (
     ("collect",),                   # the collector and encoders every trainer shares
     ("evaluation",),                # tournaments and statistics: no Ray, no trainer
     ("scaleout",),                  # Ray: sessions, remote collectors, remote tournament games
-    ("ppo", "sb3"),                 # one sub-package per learning algorithm
+    ("ppo", "sb3", "dqn", "dmc"),   # one sub-package per learning algorithm
+    ("nfsp",),                      # NFSP: a DQN best response (train.dqn) and an average policy
     ("rllib",),                     # RLlib's PPO over the native PPO's network (the same exported policy)
     ("benchmark",),                 # the suite, the protocol, throughput benches: they run the trainers
     ("app",),                       # the command line, training command, web server, terminal play, replay

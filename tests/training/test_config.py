@@ -20,7 +20,10 @@ TRAIN_KEYS = {
     "opponents", "teacher", "teacher_games", "teacher_epochs", "teacher_learning_rate", "teacher_workers",
     "init_from", "privileged_critic", "hand_prediction_coef", "oracle_guiding_steps", "critic_warmup_steps",
     "snapshot_every", "max_snapshots", "eval_every", "eval_games", "time_limit_minutes", "out_dir", "run_name",
-    "settings"}
+    "settings", "update_bfloat16", "update_compile", "device",
+    "buffer_size", "learning_starts", "train_freq", "target_update_interval", "tau", "n_step", "exploration_fraction",
+    "exploration_initial_eps", "exploration_final_eps", "max_grad_norm", "train_max_steps",
+    "anticipatory", "reservoir_size", "average_learning_rate", "dmc_actors", "dmc_epsilon"}
 RLLIB_KEYS = {"variant", "num_players", "rule_options", "seed", "iterations", "train_batch_size", "minibatch_size",
               "num_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "net_arch",
               "num_env_runners", "eval_games", "out_dir", "run_name"}
@@ -33,7 +36,8 @@ def test_the_saved_configs_keep_their_keys_and_defaults():
     assert TrainConfig().name == "classic-2p-seed0" and RllibConfig(seed=3).name == "rllib-classic-2p-seed3"
     assert SIZE_LIMITS == {"n_envs": 256, "num_games": 100_000, "n_steps": 100_000, "batch_size": 10_000_000,
                            "n_epochs": 10_000, "eval_games": 1_000_000, "max_snapshots": 10_000,
-                           "teacher_games": 10_000_000, "teacher_epochs": 100_000}
+                           "teacher_games": 10_000_000, "teacher_epochs": 100_000, "buffer_size": 10_000_000,
+                           "reservoir_size": 10_000_000}
 
 
 @pytest.mark.parametrize("cls", CONFIGS)
@@ -122,42 +126,43 @@ def test_numbers_are_read_as_declared():
 
 
 @dataclasses.dataclass
-class _DqnSettings:
+class _PpgSettings:
     """A made-up algorithm's part, as a new trainer would add one."""
 
-    ALGO = "dqn"
-    CHECKS = ("check_replay",)
+    ALGO = "ppg"
+    CHECKS = ("check_ppg_replay",)
 
     replay_size: int = setting(10_000, low=1, most=10**7)
     """Transitions kept."""
-    double_q: bool = setting(False, exclusive="only DQN has a target network")
+    double_q: bool = setting(False, exclusive="only PPG has it here")
     """Double Q-learning."""
 
-    def check_replay(self) -> None:
+    def check_ppg_replay(self) -> None:
         """The replay holds a batch."""
         if self.replay_size < self.batch_size:
             raise ConfigError("replay_size must hold a batch_size")
 
 
 @dataclasses.dataclass
-class _WithDqn(TrainConfig, _DqnSettings):
+class _WithPpg(TrainConfig, _PpgSettings):
     """TrainConfig with one more algorithm."""
 
 
 def test_an_algorithm_adds_its_part_its_name_its_bounds_and_its_checks():
-    assert _WithDqn.algorithms() == ["dqn", "sb3", "ppo"] and TrainConfig.algorithms() == ["sb3", "ppo"]
-    cfg = _WithDqn.from_dict({"algo": "dqn", "double_q": True, "replay_size": 500})
+    assert _WithPpg.algorithms() == ["ppg", "sb3", "ppo", "dqn", "nfsp", "dmc"]
+    assert TrainConfig.algorithms() == ["sb3", "ppo", "dqn", "nfsp", "dmc"]
+    cfg = _WithPpg.from_dict({"algo": "ppg", "double_q": True, "replay_size": 500})
     assert cfg.to_dict()["replay_size"] == 500 and set(cfg.to_dict()) == TRAIN_KEYS | {"replay_size", "double_q"}
-    with pytest.raises(ConfigError, match=r"'double_q' needs algo: dqn \(only DQN has a target network\)"):
-        _WithDqn.from_dict({"algo": "ppo", "double_q": True})
+    with pytest.raises(ConfigError, match=r"'double_q' needs algo: ppg \(only PPG has it here\)"):
+        _WithPpg.from_dict({"algo": "ppo", "double_q": True})
     with pytest.raises(ConfigError, match="'teacher' needs algo: ppo"):
-        _WithDqn.from_dict({"algo": "dqn", "teacher": "ismcts"})
+        _WithPpg.from_dict({"algo": "ppg", "teacher": "ismcts"})
     with pytest.raises(ConfigError, match="'replay_size' must be >= 1, got 0"):
-        _WithDqn.from_dict({"algo": "dqn", "replay_size": 0})
+        _WithPpg.from_dict({"algo": "ppg", "replay_size": 0})
     with pytest.raises(ConfigError, match="must hold a batch_size"):
-        _WithDqn.from_dict({"algo": "dqn", "replay_size": 10})
-    with pytest.raises(ConfigError, match="allowed: dqn, sb3, ppo"):
-        _WithDqn.from_dict({"algo": "nfsp"})
+        _WithPpg.from_dict({"algo": "ppg", "replay_size": 10})
+    with pytest.raises(ConfigError, match="allowed: ppg, sb3, ppo, dqn, nfsp, dmc"):
+        _WithPpg.from_dict({"algo": "a2c"})
 
 
 def test_the_parts_are_shared_not_copied():

@@ -155,6 +155,7 @@ def test_resume_refuses_another_runs_directory_and_a_run_without_a_native_checkp
 
 def test_collector_flags_games_cut_at_max_steps_and_trajectories_pay_their_reward(tmp_path):
     from train.collect.collector import Collector
+    from train.ppo.trajectories import Trajectories
 
     cfg = _cfg(tmp_path, rule_options={"max_steps": 3}, self_play_games=1.0)
     collector = Collector(cfg, 0, [4])
@@ -165,11 +166,14 @@ def test_collector_flags_games_cut_at_max_steps_and_trajectories_pay_their_rewar
         finished += request.finished
     assert len(finished) == 4 and all(truncated for *_, truncated in finished)
     assert all(rewards == [0.0, 0.0] for _, _, rewards, _ in finished)  # the engine's own: no winner
-    trajectories = native_ppo.Trajectories(gamma=1.0, lam=1.0)
+    trajectories = Trajectories(gamma=1.0, lam=1.0, layout=[[(1, 2)]])  # one collector: one 2-player game
     for step in range(3):
-        trajectories.add((0, 0, 0, step % 2), np.zeros(1), np.ones(1), 0, 0.0, 0.0)
-    trajectories.finish((0, 3, 0, 0), (0, 0, 0), [cfg.truncation_reward] * 2)
-    assert [round(t[5], 6) for t in trajectories.take()] == [-1.0, -1.0, -1.0]  # every seat's steps learn -1
+        zero = np.zeros(1, dtype=np.float32)
+        trajectories.add(0, np.array([[0, 0, step % 2]]), np.zeros((1, 1), np.float32), np.ones((1, 1), np.int8),
+                         np.zeros(1, np.int64), zero, zero)
+    trajectories.finish((0, 3, 0, 0), 0, 0, 0, [cfg.truncation_reward] * 2)
+    returns = trajectories.take()[5]
+    assert [round(float(r), 6) for r in returns] == [-1.0, -1.0, -1.0]  # every seat's steps learn -1
 
 
 def test_init_from_starts_a_new_run_from_another_runs_network(trained, tmp_path):

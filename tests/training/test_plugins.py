@@ -104,7 +104,7 @@ def test_a_bad_algo_is_one_line(algo, words, tmp_path, capsys):
 
 
 def test_the_config_refuses_an_algo_that_is_no_trainer_and_settings_for_a_built_in():
-    with pytest.raises(ConfigError, match="allowed: sb3, ppo, or module:callable"):
+    with pytest.raises(ConfigError, match="allowed: sb3, ppo, dqn, nfsp, dmc, or module:callable"):
         TrainConfig.from_dict({"algo": "not an algo"})
     with pytest.raises(ConfigError, match="'settings' is for a module:callable algo"):
         TrainConfig.from_dict({"algo": "ppo", "settings": {"lr": 1}})

@@ -1,4 +1,4 @@
-"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``serve``, ``demo``, ``bench`` and ``benchmark``.
+"""The ``uno-env`` command line: ``train``, ``eval``, ``play``, ``replay``, ``serve``, ``demo``, ``bench``, ``benchmark`` and ``exploit``.
 
 Errors and exit statuses:
 
@@ -36,6 +36,7 @@ examples:
   uno-env serve --port 8000 --folder records
   uno-env bench engine --seconds 2
   uno-env benchmark --agent heuristic --out benchmark-results/heuristic
+  uno-env exploit --agent pretrained:classic-2p --budget 1M
 
 Run 'uno-env <command> --help' for a command's options and their defaults.
 Bad input (a rule option, config key, agent spec or file) prints one line,
@@ -52,14 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"uno-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
-    from train.app import eval_command, train_command
+    from train.app import eval_command, exploit_command, train_command
     from train.app.play import demo, terminal
     from train.app.replay import viewer
     from train.app.serve import command as serve
     from train.benchmark import protocol, throughput
     from train.rllib import trainer as rllib
 
-    for command in (train_command, eval_command, terminal, viewer, serve, demo, throughput, protocol, rllib):
+    for command in (train_command, eval_command, terminal, viewer, serve, demo, throughput, protocol, exploit_command,
+                    rllib):
         command.add_parser(sub)
     for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

@@ -24,6 +24,8 @@ reports the Gymnasium single-agent env. RLCard is optional: ``pip install 'uno-e
 ``uno-env bench encode`` times the observation encoder and legal-action mask of ``VectorGames``:
 the reference (``ObservationEncoder`` and ``legal_action_mask``, row by row) against the batched
 writers it uses (``BatchEncoder`` and ``legal_action_masks``), on the same states in the same run.
+``uno-env bench parts`` splits a native PPO learning sample's CPU time into its parts (engine, encode,
+mask, opponents, forward and sampling, bookkeeping, update) in one training run (``train/benchmark/parts.py``).
 """
 from __future__ import annotations
 
@@ -56,6 +58,9 @@ MAX_PLAYER_COUNTS = 16
 MAX_ENCODE_GAMES = 4096
 #: Steps of the whole batch per ``encode`` round.
 ENCODE_STEPS = 100
+#: ``--games`` and ``--native-steps`` when not given, per target.
+DEFAULT_GAMES = {"encode": [64], "parts": [128]}
+DEFAULT_NATIVE_STEPS = {"parts": 60_000}
 
 
 class UniformPicker:
@@ -392,13 +397,15 @@ def add_parser(sub) -> None:
                        description="Games and decisions per second of this engine and its environments, side by "
                                    "side with RLCard's UNO in one run (interleaved), under a policy matched to "
                                    "RLCard's random agent; 'split' shows where the engine's time per game goes.")
-    p.add_argument("target", choices=["engine", "env", "split", "train", "search", "encode"],
+    p.add_argument("target", choices=["engine", "env", "split", "train", "search", "encode", "parts"],
                    help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
                         "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
                         "engine's time per game goes; train: learning samples/s of the native PPO "
                         "against the SB3 path; search: clones, hidden-information samples, rollouts and "
                         "ismcts iterations per second; encode: the reference and the batched observation "
-                        "encoder and mask of VectorGames, µs per sample")
+                        "encoder and mask of VectorGames, µs per sample; parts: CPU µs per learning sample "
+                        "of the native PPO, part by part (engine, encode, mask, opponents, forward and "
+                        "sampling, bookkeeping, update)")
     p.add_argument("--seconds", type=seconds, default=5.0,
                    help=f"measuring time per contender, at most {MAX_SECONDS:g} (split: about 600 games a second, "
                         f"at most {MAX_SPLIT_GAMES:,})")
@@ -412,15 +419,17 @@ def add_parser(sub) -> None:
                         f"{MAX_NET_WIDTH} units")
     p.add_argument("--minibatch", type=minibatch_size, default=SHARED["batch_size"],
                    help=f"train: PPO minibatch size of both trainers, 1 to {MAX_MINIBATCH} (default: %(default)s)")
-    p.add_argument("--native-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=300_000,
-                   help=f"train: decisions per native PPO slice, at most {MAX_SLICE_STEPS:,} (default: %(default)s)")
+    p.add_argument("--native-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=None,
+                   help=f"train, parts: decisions per native PPO slice, at most {MAX_SLICE_STEPS:,} (default: "
+                        f"300000 for train, {DEFAULT_NATIVE_STEPS['parts']} for parts)")
     p.add_argument("--sb3-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=16_384,
                    help="train: decisions per SB3 slice, rounded up to whole rollouts, at most "
                         f"{MAX_SLICE_STEPS:,} (default: %(default)s)")
-    p.add_argument("--games", type=bounded_int(1, MAX_ENCODE_GAMES), default=64,
-                   help=f"encode: games in the batch, at most {MAX_ENCODE_GAMES:,} (default: %(default)s)")
+    p.add_argument("--games", type=bounded_int(1, MAX_ENCODE_GAMES), nargs="+", default=None,
+                   help=f"encode: games in the batch; parts: the native PPO's num_games; one or more, each at most "
+                        f"{MAX_ENCODE_GAMES:,} (default: 64 for encode, 128 for parts)")
     p.add_argument("--rounds", type=bounded_int(1, MAX_ROUNDS), default=3,
-                   help=f"train, search, encode: interleaved rounds of one slice per contender, at most {MAX_ROUNDS:,} "
+                   help=f"train, search, encode, parts: interleaved rounds of one slice per contender, at most {MAX_ROUNDS:,} "
                         "(default: %(default)s)")
     p.add_argument("--iterations", type=bounded_int(1, MAX_ITERATIONS), default=300,
                    help=f"search: ismcts iterations per searched decision, at most {MAX_ITERATIONS:,} "
@@ -452,18 +461,26 @@ def run(args) -> int:
     """Run the measurements and print a table."""
     if len(args.players) > MAX_PLAYER_COUNTS:
         raise UsageError(f"--players lists {len(args.players):,} player counts; at most {MAX_PLAYER_COUNTS}")
-    if args.target == "train" and len(args.net) > MAX_LAYERS:
+    if args.target in ("train", "parts") and len(args.net) > MAX_LAYERS:
         raise UsageError(f"--net lists {len(args.net):,} hidden layers; at most {MAX_LAYERS}")
     for players in args.players:  # bad input is refused before any table is printed
         Game(args.variant, num_players=players)
+    games = getattr(args, "games", None) or DEFAULT_GAMES.get(args.target, [])
+    native_steps = getattr(args, "native_steps", None) or DEFAULT_NATIVE_STEPS.get(args.target, 300_000)
+    if args.target == "parts":
+        from train.benchmark import parts
+
+        for players in args.players:
+            figures = parts.measure(args.variant, players, list(args.net), games, native_steps, args.rounds)
+            parts.print_table(figures, args.variant, players, list(args.net), native_steps)
+        return 0
     if args.target == "train":
         from train.benchmark import learning
 
         for players in args.players:
-            rows = learning.measure(args.variant, players, list(args.net), args.native_steps, args.sb3_steps,
+            rows = learning.measure(args.variant, players, list(args.net), native_steps, args.sb3_steps,
                                     args.rounds, args.minibatch)
-            ceiling = learning.update_ceiling(args.variant, players, list(args.net), minibatch=args.minibatch)
-            learning.print_table(rows, args.variant, players, list(args.net), ceiling, args.minibatch)
+            learning.print_table(rows, args.variant, players, list(args.net), minibatch=args.minibatch)
         return 0
     if args.target == "search":
         from train.benchmark import search
@@ -474,7 +491,8 @@ def run(args) -> int:
         return 0
     if args.target == "encode":
         for players in args.players:
-            _print_encoder_speed(args.variant, players, args.games, args.rounds)
+            for batch in games:
+                _print_encoder_speed(args.variant, players, batch, args.rounds)
         return 0
     if args.target == "split":
         for players in args.players:

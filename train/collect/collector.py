@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents import load as load_agent
 from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
 from uno_env.vector import VectorGames
 
+from train.agent_specs import load_agent  # every league spec, module:callable included
 from train.collect import worker
 from train.collect.privileged import PrivilegedEncoder
 from train.config import TrainConfig
@@ -94,8 +94,9 @@ class Collector:
             table.actions[rows] = actions[row:row + len(rows)]
             row += len(rows)
             agents_ = table.pool + self.snapshots
-            for i in table.opponent_rows.tolist():
-                agent = agents_[table.roles[i, table.seat[i]]]
+            opponents = table.opponent_rows
+            for i, k in zip(opponents.tolist(), table.roles[opponents, table.seat[opponents]].tolist()):
+                agent = agents_[k]
                 if getattr(agent, "reads_state", False):  # a search agent reads the game itself
                     table.actions[i] = agent.act_state(table.games.states[i])
                 else:

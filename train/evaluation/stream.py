@@ -37,7 +37,7 @@ def fingerprints(loaded: dict) -> dict[str, str]:
         if not isinstance(policy, PolicyFile):  # a user's agent may keep something else under that name
             continue
         h = hashlib.sha256(json.dumps(policy.metadata, sort_keys=True, default=str).encode())
-        for w in policy.weights:
+        for w in [*policy.weights, *([] if policy.action_features is None else [policy.action_features])]:
             h.update(str(w.shape).encode())
             h.update(np.ascontiguousarray(w, dtype=np.float32).tobytes())
         out[spec] = h.hexdigest()

@@ -64,6 +64,9 @@ def load_actor(net, policy: PolicyFile, what: str, cfg: TrainConfig, game: Game)
     except PolicyFileError as exc:
         raise ConfigError(f"{what}: {exc}") from None
     meta = policy.metadata
+    if policy.network != "mlp":  # Q(s, a) of the observation and an action's features: no actor to start from
+        raise ConfigError(f"{what}: an {policy.network} policy (algo: dmc) cannot start a PPO network; "
+                          "init_from takes a policy of logits (algo: ppo, sb3, nfsp) or a native run")
     hidden = list(meta.get("layers") or [])[1:-1]
     if meta.get("activation") != "tanh" or hidden != list(cfg.net_arch):
         raise ConfigError(f"{what}: the policy is a {meta.get('activation')} network with hidden layers {hidden}; "

@@ -1,9 +1,16 @@
-"""The native PPO's network and its update: the actor-critic MLPs, a batch as arrays, the PPO epochs.
+"""The native PPO's network and its update: the actor-critic MLPs, a batch as arrays, the optimiser, the PPO epochs.
 
 Both the learner (``train/ppo/trainer.py``) and the overlapped updater process (``train/ppo/updater.py``)
-build the network and run the update from here.
+build the network and run the update from here. The update is kept near the time of its own matrix
+products: each epoch gathers the shuffled batch once and cuts it into minibatches without copying,
+Adam steps every parameter in one fused kernel (``make_optimiser``), and the entropy avoids a slow
+path of torch's ``exp``; ``uno-env bench train`` times it against those products (docs/speed.md).
 """
 from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -86,37 +93,121 @@ def batch_arrays(batch: list[tuple]) -> tuple[np.ndarray, ...]:
             np.array([t[4] for t in batch], dtype=np.float32), np.array([t[5] for t in batch], dtype=np.float32))
 
 
-def ppo_update(net, optimiser, arrays: tuple, cfg, rng: np.random.Generator, train_actor: bool = True):
-    """PPO epochs over one batch (``batch_arrays``); returns the last minibatch's losses and entropy.
+def make_optimiser(net, learning_rate: float):
+    """The update's Adam (eps 1e-5) on ``net``, stepping every parameter in one fused kernel call.
 
-    The losses are ``(policy, value, hand prediction or None)``; ``cfg`` is the run's ``TrainConfig``.
+    On the CPU torch's Adam defaults to a Python loop over the parameters (0.91 ms a step for the 12
+    tensors of classic's 128x128 network, against 0.24 ms fused: docs/speed.md); the fused kernel does
+    the same arithmetic. A state saved by a plain Adam would switch the kernel off when loaded, so
+    loading keeps it on.
     """
     import torch
 
-    b_obs, b_mask, b_act, b_logp, b_adv, b_ret = (torch.from_numpy(a) for a in arrays)
-    order = np.arange(len(b_act))
+    optimiser = torch.optim.Adam(net.parameters(), lr=learning_rate, eps=1e-5, fused=True)
+    optimiser.register_load_state_dict_post_hook(_keep_fused)
+    return optimiser
+
+
+def _keep_fused(optimiser) -> None:
+    for group in optimiser.param_groups:
+        group["fused"], group["foreach"] = True, None
+
+
+class Minibatch(NamedTuple):
+    """One minibatch of a batch's tensors (``batch_arrays``'s order), rows in the epoch's shuffled order."""
+
+    obs: Any
+    mask: Any
+    action: Any
+    logp: Any
+    advantage: Any
+    ret: Any
+
+
+def epoch_minibatches(batch: tuple, order: np.ndarray, size: int) -> Iterator[Minibatch]:
+    """The batch's tensors gathered once in ``order``, then cut into consecutive minibatches of ``size`` rows.
+
+    The same minibatches as indexing every tensor with each ``order[lo:lo + size]``, with one gather per
+    tensor per epoch instead of one per minibatch; the slices are views, not copies.
+    """
+    import torch
+
+    index = torch.from_numpy(order).to(batch[0].device)
+    shuffled = [tensor.index_select(0, index) for tensor in batch]
+    for lo in range(0, len(order), size):
+        yield Minibatch(*(tensor[lo:lo + size] for tensor in shuffled))
+
+
+def ppo_losses(net, mb: Minibatch, cfg, train_actor: bool) -> tuple:
+    """The minibatch's loss to minimise and its parts: ``(loss, policy, value, hand prediction or None, entropy)``."""
+    import torch
+
+    logits, value, hands = net.predict(mb.obs, mb.mask)
+    logp_all = torch.log_softmax(logits, -1)
+    logp = logp_all.gather(1, mb.action[:, None]).squeeze(-1)
+    ratio = torch.exp(logp - mb.logp)
+    adv = (mb.advantage - mb.advantage.mean()) / (mb.advantage.std(unbiased=False) + 1e-8)
+    pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
+    v_loss = 0.5 * ((value - mb.ret) ** 2).mean()
+    # softmax, not logp_all.exp(): torch's exp takes a slow path on every value that underflows (the
+    # masked logits' -1e9), several times the time of the whole softmax
+    entropy = -(torch.softmax(logits, -1) * logp_all.clamp(min=-1e8)).sum(-1).mean()
+    # actor and critic share no weights: the value loss alone leaves the actor's gradients empty
+    loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy if train_actor else 0.5 * v_loss
+    hand_loss = None
+    if hands is not None:  # the auxiliary target: the other seats' cards, right after the observation
+        held = mb.obs[:, net.obs_size:net.obs_size + net.hands_size]
+        hand_loss = ((hands - held) ** 2).sum(-1).mean()  # squared error of a row's whole block
+        if train_actor:
+            loss = loss + cfg.hand_prediction_coef * hand_loss
+    return loss, pg_loss, v_loss, hand_loss, entropy
+
+
+@functools.cache
+def compiled_losses():
+    """``ppo_losses`` through ``torch.compile`` (``update_compile``); compiled at its first call, once per process."""
+    import torch
+
+    return torch.compile(ppo_losses)
+
+
+#: The parts of each minibatch's step, as ``ppo_update`` names them to its ``laps``.
+UPDATE_PARTS = ("gather", "forward and loss", "backward", "gradient clipping", "optimiser step")
+
+
+def ppo_update(net, optimiser, arrays: tuple, cfg, rng: np.random.Generator, train_actor: bool = True,
+               laps=None):
+    """PPO epochs over one batch (``batch_arrays``); returns the last minibatch's losses and entropy.
+
+    The losses are ``(policy, value, hand prediction or None)``; ``cfg`` is the run's ``TrainConfig``
+    (``update_bfloat16`` and ``update_compile`` choose how the loss is computed). ``laps``, if given, is
+    called with each part's name (``UPDATE_PARTS``) as it ends (``uno-env bench train`` times them).
+    """
+    import torch
+
+    lap = laps or _no_lap
+    parameters = list(net.parameters())
+    device = parameters[0].device  # the CPU, or the GPU of ``device: cuda`` (no copy on the CPU)
+    batch = tuple(torch.from_numpy(a).to(device) for a in arrays)
+    losses_of = compiled_losses() if cfg.update_compile else ppo_losses
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=cfg.update_bfloat16)
+    order = np.arange(len(arrays[2]))
     for _ in range(cfg.n_epochs):
-        rng.shuffle(order)
-        for lo in range(0, len(order), cfg.batch_size):
-            mb = torch.from_numpy(order[lo:lo + cfg.batch_size])
-            logits, value, hands = net.predict(b_obs[mb], b_mask[mb])
-            logp_all = torch.log_softmax(logits, -1)
-            logp = logp_all.gather(1, b_act[mb][:, None]).squeeze(-1)
-            ratio = torch.exp(logp - b_logp[mb])
-            adv = b_adv[mb]
-            adv = (adv - adv.mean()) / (adv.std(unbiased=False) + 1e-8)
-            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)).mean()
-            v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
-            entropy = -(logp_all.exp() * logp_all.clamp(min=-1e8)).sum(-1).mean()
-            # actor and critic share no weights: the value loss alone leaves the actor's gradients empty
-            loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy if train_actor else 0.5 * v_loss
-            if hands is not None:  # the auxiliary target: the other seats' cards, right after the observation
-                held = b_obs[mb][:, net.obs_size:net.obs_size + net.hands_size]
-                hand_loss = ((hands - held) ** 2).sum(-1).mean()  # squared error of a row's whole block
-                if train_actor:
-                    loss = loss + cfg.hand_prediction_coef * hand_loss
+        rng.shuffle(order)  # the same generator and calls as ever: the same minibatches for the same seed
+        for mb in epoch_minibatches(batch, order, cfg.batch_size):
+            lap("gather")
+            with autocast:
+                loss, pg_loss, v_loss, hand_loss, entropy = losses_of(net, mb, cfg, train_actor)
+            lap("forward and loss")
             optimiser.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            lap("backward")
+            torch.nn.utils.clip_grad_norm_(parameters, 0.5)
+            lap("gradient clipping")
             optimiser.step()
-    return (pg_loss.item(), v_loss.item(), hand_loss.item() if hands is not None else None), entropy.item()
+            lap("optimiser step")
+    return (pg_loss.item(), v_loss.item(), hand_loss.item() if hand_loss is not None else None), entropy.item()
+
+
+def _no_lap(part: str) -> None:
+    pass

@@ -5,7 +5,8 @@ one per worker process (``cfg.collector_workers``) or one per Ray actor (``--ray
 The learner answers whichever collector is ready while the others step their games; every row it
 answers is one decision of a learner seat, recorded in the trainer's ``Trajectories``, and when a game
 ends its seats' trajectories get their rewards. The trajectories order what they hand out, so the
-batch does not depend on which collector answered first.
+batch does not depend on which collector answered first. A step's rows are recorded whole
+(``train/ppo/trajectories.py``): no Python runs per row on the learner's side.
 """
 from __future__ import annotations
 
@@ -68,9 +69,7 @@ class Rollout:
         if not len(request.keys):
             return np.zeros(0, dtype=np.int64)
         rows, actions, logps, values = act(j, request)
-        decisions = zip(request.keys.tolist(), actions.tolist(), logps.tolist(), values.tolist())
-        for r, ((t, i, seat), action, logp, value) in enumerate(decisions):
-            self.trajectories.add((j, t, i, seat), rows[r], request.mask[r], action, logp, value)
+        self.trajectories.add(j, request.keys, rows, request.mask, actions, logps, values)
         return actions
 
     def _ready(self) -> list[int]:
@@ -92,7 +91,7 @@ class Rollout:
             won = [not truncated and r > 0 and r == max(rewards) for r in rewards]
             if truncated:  # a game cut at max_steps: a loss for every seat, so stalling never pays
                 rewards = [self.cfg.truncation_reward] * len(rewards)
-            learners = self.trajectories.finish((j, self.counts[j], t, i), (j, t, i), rewards)
+            learners = self.trajectories.finish((j, self.counts[j], t, i), j, t, i, rewards)
             if len(learners) == 1 < len(rewards):
                 self.league_games += 1
                 self.league_wins += won[learners[0]]

@@ -17,12 +17,13 @@ The run, top to bottom (CleanRL style), as ``Learner`` reads:
 3. **collect** (``Learner.collect``): ``cfg.n_steps`` batched steps per collector; at each, one forward
    pass (``Learner.act``) answers all the learner's seats deciding in its games (illegal actions masked
    to minus infinity); each seat's decisions form its own trajectory (out-of-turn decisions included),
-   the terminal reward reaches it when its game ends, and GAE is computed per finished trajectory
-   (``Trajectories``);
+   the terminal reward reaches it when its game ends, and GAE is computed over the finished trajectories
+   (``train/ppo/trajectories.py``: whole steps written into preallocated arrays, no Python per row);
 4. **update** (``Learner.update``): a PPO update over the finished trajectories (``network.ppo_update``:
-   clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes);
-   with ``cfg.overlap_update`` it runs in a second process (``train/ppo/updater.py``) while the next
-   batch is collected with the weights from before it;
+   clipped ratio, value loss, entropy bonus, minibatches of ``cfg.batch_size``, ``cfg.n_epochs`` passes)
+   on ``cfg.device`` (``train/ppo/device.py``; the acting forward passes stay on the CPU); with
+   ``cfg.overlap_update`` it runs in a second process (``train/ppo/updater.py``) while the next batch
+   is collected with the weights from before it;
 5. **on schedule** (``Learner.after_update``): losses and the learner's win rate in its one-learner
    training games (``progress.csv``), frozen snapshots into the pool, evaluation against random and
    heuristic at every table size (``eval.csv``; both in TensorBoard under ``tb/``) and a checkpoint;
@@ -55,10 +56,12 @@ from train.errors import UsageError
 from train.evaluation import stats
 from train.export import policy_file_from_linears
 from train.ppo import checkpoint as native_checkpoint
+from train.ppo import device as devices
 from train.ppo.addons import addons_for
 from train.ppo.checkpoint import CHECKPOINT
-from train.ppo.network import batch_arrays, build_network, ppo_update
+from train.ppo.network import build_network, make_optimiser, ppo_update
 from train.ppo.rollout import Rollout
+from train.ppo.trajectories import Trajectories
 from train.ppo.updater import UpdaterProcess
 from train.progress import DEFAULT_INTERVAL, Progress, StopRequest
 
@@ -74,8 +77,9 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
 
     ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
     policy file of the weights at that step (``uno-env benchmark --train`` saves its budget points so).
-    ``on_batch(arrays)``, if given, sees every batch (``network.batch_arrays``, not to be changed) before
-    its update (``tests/training/test_ppo_same_seed.py`` records the first).
+    ``on_batch(arrays)``, if given, sees every batch (``(obs, mask, action, logp, advantage, return)`` arrays,
+    ``Trajectories.take``, not to be changed) before its update (``tests/training/test_ppo_same_seed.py``
+    records the first).
     ``ray_address``: run ``cfg.ray_collectors`` collectors as Ray actors there (``train/scaleout``).
     A plain install without torch gets a ``UsageError`` naming the extra to install.
     """
@@ -116,49 +120,6 @@ def busy_machine_hint(threads: int) -> str | None:
             "\"Torch's threads\")")
 
 
-class Trajectories:
-    """Each learner seat's decisions of the game in progress; finished ones with their advantages.
-
-    A seat is keyed (collector, table, game, seat). Finished trajectories are handed out in the order
-    of (collector, the collector's step count, table, game), so the update's batch does not depend on
-    which worker process answered first.
-    """
-
-    def __init__(self, gamma: float, lam: float):
-        self.gamma, self.lam = gamma, lam
-        self.open: dict[tuple, list] = {}
-        self.done: list[tuple[tuple, list]] = []  # (order key, [(obs, mask, action, logp, advantage, return)])
-
-    def add(self, key: tuple, obs, mask, action: int, logp: float, value: float) -> None:
-        """One decision of the seat ``key`` (``obs``/``mask`` are kept as given)."""
-        self.open.setdefault(key, []).append((obs, mask, action, logp, value))
-
-    def finish(self, order: tuple, game_key: tuple, rewards: list[float]) -> list[int]:
-        """A game ended: each of its seats' trajectory gets its reward at the end, then GAE; returns those seats."""
-        learners = []
-        for seat, reward in enumerate(rewards):
-            steps = self.open.pop((*game_key, seat), None)
-            if not steps:
-                continue
-            learners.append(seat)
-            advantage, next_value = 0.0, 0.0
-            out = []
-            for t in range(len(steps) - 1, -1, -1):  # the reward comes only at the end; no bootstrap past it
-                value = steps[t][4]
-                delta = reward + self.gamma * next_value - value
-                advantage = delta + self.gamma * self.lam * advantage
-                out.append((*steps[t][:4], advantage, advantage + value))
-                next_value, reward = value, 0.0
-            out.reverse()
-            self.done.append(((*order, seat), out))
-        return learners
-
-    def take(self) -> list[tuple]:
-        """The finished decisions so far, in a deterministic order (and forget them)."""
-        done, self.done = sorted(self.done, key=lambda item: item[0]), []
-        return [step for _, steps in done for step in steps]
-
-
 @dataclass
 class Update:
     """One PPO update: the decisions it learned from, the step count they were collected at, its losses."""
@@ -177,6 +138,7 @@ class Learner:
         import torch
 
         self.cfg, self.on_update, self.on_batch = cfg, on_update, on_batch
+        self.device = devices.resolve(cfg.device)  # refused before anything is written: cuda without CUDA
         self.progress, self.progress_interval, self.progress_stream = progress, progress_interval, progress_stream
         # -- the run directory and the resolved config beside it
         self.run_dir = os.path.join(cfg.out_dir, cfg.name)
@@ -193,7 +155,8 @@ class Learner:
         # -- the add-ons, the network they size, the optimiser, and where they start
         self.addons = addons_for(cfg, self.game, fresh=resume is None)
         self.net_args = self._network_args()
-        self.net = build_network(*self.net_args)
+        self.net = build_network(*self.net_args)  # on the CPU until the run starts (placed by _place_on_device)
+        self.acting = self.net  # the CPU copy that acts and exports: the same network unless it learns on a GPU
         self.steps, self.snapshots = 0, []
         self._load_start(resume, start_from)
 
@@ -203,7 +166,8 @@ class Learner:
         self.shares = split_games(cfg, max(cfg.ray_collectors if on_ray else cfg.collector_workers, 1))
         self.samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, self.steps])
                                                            .generate_state(1)[0])) for j in range(len(self.shares))]
-        self.trajectories = Trajectories(cfg.gamma, cfg.gae_lambda)
+        self.trajectories = Trajectories(cfg.gamma, cfg.gae_lambda,
+                                         [list(zip(share, self.sizes)) for share in self.shares])
         kind = "ray" if on_ray else "process" if cfg.collector_workers else "local"
         self.rollout = Rollout(cfg, kind, self.trajectories, len(self.shares))
         self.updater: UpdaterProcess | None = None  # the overlapped update's process (cfg.overlap_update)
@@ -223,13 +187,11 @@ class Learner:
 
     def _load_start(self, resume: str | None, start_from) -> None:
         """Build the optimiser; load the network, the step count, the minibatch order and the pool the run starts at."""
-        import torch
-
         cfg, obs_size, num_actions = self.cfg, self.net_args[0], self.net_args[1]
         state = None if resume is None else \
             native_checkpoint.load(self.net, self.ckpt_path, f"--resume {resume}", cfg, obs_size, num_actions)
         # built after the checkpoint is read: a damaged one is refused before torch's optimiser machinery loads
-        self.optimiser = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.optimiser = make_optimiser(self.net, cfg.learning_rate)
         if resume is not None:
             try:
                 self.optimiser.load_state_dict(state["optimiser"])
@@ -253,6 +215,7 @@ class Learner:
         """Collect and update until the budget, the time limit or Ctrl-C; then checkpoint, evaluate and export."""
         for addon in self.addons:
             addon.start(self)  # the teacher's distillation runs here, before the first PPO step
+        self._place_on_device()
         self._open_logs()
         threads_before, overlapped_threads = self._bound_threads()
         with self.stop:  # the first Ctrl-C stops after the current batched step, a second at once
@@ -260,7 +223,7 @@ class Learner:
                 self._start_collectors(overlapped_threads)
                 while not self._done():
                     batch = self.collect()
-                    if batch:
+                    if batch is not None:
                         self.update(batch)
                 self._take_last_update()
             except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
@@ -270,6 +233,27 @@ class Learner:
             finally:
                 self._close(threads_before)
         return self.finish()
+
+    def _place_on_device(self) -> None:
+        """The learning network and its optimiser onto ``cfg.device``; a CPU copy acts (``train/ppo/device.py``).
+
+        With ``overlap_update`` the updater process learns (and places its own copy), so the learner's stays here.
+        """
+        if self.device.type != "cpu" and not self.cfg.overlap_update:
+            self._split_acting_copy(self.device)
+
+    def _split_acting_copy(self, device) -> None:
+        """Keep a CPU copy of the network to act and export; move the learning one and its optimiser to ``device``."""
+        import copy
+
+        self.acting = copy.deepcopy(self.net)
+        self.net.to(device)  # the same parameters, moved: the optimiser still holds them
+        self.optimiser.load_state_dict(self.optimiser.state_dict())  # its moments follow them to the device
+
+    def _publish(self) -> None:
+        """Copy the learned weights into the acting copy (nothing to do when they are one network)."""
+        if self.acting is not self.net:
+            self.acting.load_state_dict(self.net.state_dict())
 
     def _open_logs(self) -> None:
         """The log files, TensorBoard, the progress bar and the schedule (on the grid of an uninterrupted run)."""
@@ -319,8 +303,9 @@ class Learner:
 
     # -- collect
 
-    def collect(self) -> list[tuple]:
-        """``cfg.n_steps`` batched steps per collector; the decisions of the games that ended, GAE done."""
+    def collect(self) -> tuple | None:
+        """``cfg.n_steps`` batched steps per collector; the decisions of the games that ended as the update's
+        arrays, GAE done (``Trajectories.take``), or None when no game ended."""
         self.rollout.collect(self.act, self.cfg.n_steps, self.stop)
         return self.trajectories.take()
 
@@ -331,26 +316,26 @@ class Learner:
         rows = request.obs
         for addon in self.addons:
             rows = addon.actor_rows(j, rows, self.steps)
-        with torch.no_grad():
-            logits, values = self.net(torch.from_numpy(rows), torch.from_numpy(request.mask))
+        with torch.inference_mode():  # every seat of the request in one forward pass of the CPU copy
+            logits, values = self.acting(torch.from_numpy(rows), torch.from_numpy(request.mask))
             chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=self.samplers[j]).squeeze(-1)
             logps = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
         return rows, chosen.numpy(), logps.numpy(), values.numpy()
 
     # -- update
 
-    def update(self, batch: list[tuple]) -> None:
-        """A PPO update on the batch: here and now, or (overlapped) started in the updater process."""
-        report = Update(len(batch), collected_at=self.steps)
+    def update(self, arrays: tuple) -> None:
+        """A PPO update on the batch's arrays: here and now, or (overlapped) started in the updater process."""
+        report = Update(len(arrays[2]), collected_at=self.steps)
         if self.updater is not None and self.updater.busy:  # the previous batch's update ran beside this collection
             self.after_update(self._take_update())
         # while the critic warms up (a policy file's fine-tune starts with an untrained one) the actor is held
         train_actor = self.steps >= self.cfg.critic_warmup_steps
-        arrays = batch_arrays(batch)
         if self.on_batch is not None:
             self.on_batch(arrays)
         if self.updater is None:
             losses, entropy = ppo_update(self.net, self.optimiser, arrays, self.cfg, self.rng, train_actor=train_actor)
+            self._publish()
             self.steps += report.decisions
             self.after_update(replace(report, losses=losses, entropy=entropy))
         else:
@@ -363,6 +348,7 @@ class Learner:
         with self.stop.shielded():  # the reply, the weights and the count are taken whole or not at all
             losses, entropy, weights = self.updater.result()
             self.net.load_state_dict(weights)
+            self._publish()
             report, self.pending = replace(self.pending, losses=losses, entropy=entropy), None
             self.steps += report.decisions
         return report
@@ -449,7 +435,7 @@ class Learner:
 
     def export(self, evaluation: dict | None = None) -> PolicyFile:
         """The actor's weights now as a policy file (with ``evaluation`` in its metadata)."""
-        return policy_file_from_linears(self.net.exported_actor(), self.game, self.steps, evaluation,
+        return policy_file_from_linears(self.acting.exported_actor(), self.game, self.steps, evaluation,
                                         self.cfg.to_dict(), table_sizes=self.sizes)
 
     def checkpoint(self) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from train.collect import worker
 from train.config import TrainConfig
-from train.ppo.network import build_network, ppo_update
+from train.ppo.network import build_network, make_optimiser, ppo_update
 
 
 class UpdaterProcess:
@@ -68,7 +68,7 @@ def _serve(conn, start: tuple) -> None:
         cfg = TrainConfig.from_dict(cfg_dict)
         net = build_network(*net_args)
         net.load_state_dict(weights)
-        optimiser = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        optimiser = make_optimiser(net, cfg.learning_rate)
         optimiser.load_state_dict(optimiser_state)
     except Exception:  # every request then gets the start-up failure, so the learner shows it
         failure = traceback.format_exc()

@@ -1,0 +1,192 @@
+"""The built-in DQN (``algo: dqn``, train/dqn/): its parts, and end to end through the plug-in contract."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+import agents
+from agents.policy_file import PolicyAgent, PolicyFile
+from train.algorithm import resolve_trainer, run_algorithm, training_run
+from train.app.cli import main
+from train.config import ConfigError, TrainConfig
+from train.dqn.trainer import NStep, QNetwork, Replay, Trainer, export_policy
+from train.evaluation.stats import head_to_head
+from uno_env import Game
+
+#: A run small enough for seconds: few games, a small network, learning from the first few hundred decisions.
+TINY = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=1_500, num_games=16, net_arch=[64],
+            batch_size=64, learning_starts=256, opponents={"random": 0.5, "heuristic": 0.3, "self": 0.2},
+            eval_games=10)
+#: The smallest run that reliably beats random clearly (measured: see docs/training.md, DQN).
+LEARNS = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=12_000, net_arch=[128, 128],
+              learning_starts=500, exploration_fraction=0.1, opponents={"random": 1.0}, gamma=1.0, num_games=16)
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """One thread, as on shared cores: small matrices gain nothing from more, and other tests run beside these."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _config(tmp_path, **kw) -> str:
+    path = tmp_path / "dqn.yaml"
+    path.write_text(yaml.safe_dump({**TINY, "out_dir": str(tmp_path / "runs"), **kw}), encoding="utf-8")
+    return str(path)
+
+
+def test_n_step_transitions_run_to_the_same_seats_later_decision_or_the_games_end():
+    replay = Replay(8, 2, 3)
+    steps = NStep(2, 0.5, replay)
+    mask = np.array([1, 1, 0], dtype=np.int8)
+    for k in range(3):  # decisions 0, 1, 2 of one seat, then its game ends with +1
+        steps.decide((0, 1), np.full(2, k, np.float32), mask, k)
+    steps.decide((0, 0), np.full(2, 9, np.float32), mask, 2)  # another seat: its own queue
+    steps.finish((0, 1), 1.0)
+    assert replay.size == 3 and (0, 0) in steps.pending and (0, 1) not in steps.pending
+    assert replay.obs[:3, 0].tolist() == [0, 1, 2] and replay.action[:3].tolist() == [0, 1, 2]
+    assert replay.next_obs[0, 0] == 2 and replay.next_mask[0].tolist() == [True, True, False]  # 2 decisions on
+    assert replay.reward[:3].tolist() == [0.0, 0.5, 1.0]  # the end's reward, discounted by the decisions after
+    assert replay.discount[:3].tolist() == [0.25, 0.0, 0.0]  # gamma^n to bootstrap; nothing after the end
+    assert not replay.next_mask[1:3].any()
+
+
+def test_the_replay_is_a_ring_of_fixed_size():
+    replay = Replay(4, 1, 2)
+    for k in range(6):
+        replay.add(np.array([k]), np.array([1, 0]), 0, float(k), 0.0)
+    assert replay.size == 4 and sorted(replay.reward.tolist()) == [2.0, 3.0, 4.0, 5.0]
+    batch = replay.sample(np.random.default_rng(0), 32)
+    assert batch["obs"].shape == (32, 1) and set(batch["reward"].tolist()) <= {2.0, 3.0, 4.0, 5.0}
+
+
+def test_the_exported_advantages_play_the_greedy_q_policy():
+    game = Game("classic", 2)
+    torch.manual_seed(0)
+    net = QNetwork(_sizes(game)[0], game.num_actions, [32, 16])
+    policy = export_policy(net, game, 123, {"algo": "dqn"})
+    assert policy.metadata["config"]["output"] == "advantages" and policy.metadata["activation"] == "relu"
+    agent = PolicyAgent(policy)
+    rng = np.random.default_rng(0)
+    obs = rng.random((50, _sizes(game)[0]), dtype=np.float32)
+    masks = (rng.random((50, game.num_actions)) < 0.2).astype(np.int8)
+    masks[:, 0] = 1
+    with torch.no_grad():
+        q = net(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+    q[masks == 0] = -np.inf
+    assert [agent.act(o, m) for o, m in zip(obs, masks)] == q.argmax(1).tolist()
+
+
+def _sizes(game: Game) -> tuple[int, int]:
+    from uno_env.observation import ObservationEncoder
+
+    return ObservationEncoder(game).size, game.num_actions
+
+
+def test_exploration_never_picks_an_illegal_action_and_follows_its_schedule(tmp_path):
+    cfg = TrainConfig.from_dict({**TINY, "exploration_fraction": 0.5, "exploration_initial_eps": 1.0,
+                                 "exploration_final_eps": 0.1})
+    trainer = Trainer(training_run(cfg, str(tmp_path)))
+    assert trainer.epsilon() == 1.0
+    trainer.decisions = 375  # half of the schedule's 750 decisions
+    assert trainer.epsilon() == pytest.approx(0.55)
+    trainer.decisions = 10_000
+    assert trainer.epsilon() == pytest.approx(0.1)
+    rng = np.random.default_rng(1)
+    masks = (rng.random((200, trainer.games.num_actions)) < 0.1).astype(np.int8)
+    masks[np.arange(200), rng.integers(trainer.games.num_actions, size=200)] = 1
+    for eps in (0.0, 1.0):
+        trainer.cfg.exploration_final_eps = eps
+        actions = trainer.act(rng.random((200, trainer.games.observation_size), dtype=np.float32), masks)
+        assert masks[np.arange(200), actions].all()
+
+
+def test_a_game_cut_at_the_step_cap_is_a_loss(tmp_path):
+    cfg = TrainConfig.from_dict({**TINY, "rule_options": {"max_steps": 3}, "opponents": {"random": 1.0}})
+    trainer = Trainer(training_run(cfg, str(tmp_path)))
+    trainer.games.reset(seed=0)
+    for _ in range(12):
+        trainer.step()
+    ends = trainer.replay.discount[:trainer.replay.size] == 0
+    assert ends.any() and (trainer.replay.reward[:trainer.replay.size][ends] < 0).all()
+
+
+@pytest.mark.slow
+def test_uno_env_train_runs_dqn_and_its_policy_plays(tmp_path, capsys):
+    assert main(["train", "--config", _config(tmp_path, run_name="dqn"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "random" in out and "heuristic" in out and "uno-env eval" in out
+    game = Game("classic", 2)
+    agent = agents.load(str(tmp_path / "runs" / "dqn" / "policy"), game, seed=0)
+    meta = agent.policy.metadata
+    assert meta["training_steps"] >= 1_500 and meta["config"]["algo"] == "dqn"
+    assert meta["config"]["output"] == "advantages" and meta["layers"][1:-1] == [64]
+    result = head_to_head(game, lambda i: agent, lambda i: agents.load("random", game, seed=i), 4)
+    assert result["games"] == 4  # (an untrained greedy policy may stall: a game cut at the step cap has no winner)
+    assert resolve_trainer("dqn").__module__ == "train.dqn.algorithm"
+
+
+@pytest.mark.slow
+def test_it_learns_to_beat_random_at_a_small_budget(tmp_path):
+    cfg = TrainConfig.from_dict({**LEARNS, "out_dir": str(tmp_path)})
+    game = Game("classic", 2)
+    agent = agents.load(run_algorithm(cfg, str(tmp_path / "learns")), game, seed=0)
+    result = head_to_head(game, lambda i: agent, lambda i: agents.load("random", game, seed=10_000 + i), 200, seed=777)
+    assert result["ci95"][0] > 0.5 and result["win_rate"] >= 0.6, result  # measured: seeds 0, 1, 2 won 0.675, 0.92, 0.80
+
+
+@pytest.mark.slow
+def test_the_same_seed_gives_the_same_policy_and_another_seed_another(tmp_path):
+    cfg = TrainConfig.from_yaml(_config(tmp_path))
+    runs = []
+    for name in ("a", "b"):
+        counts = []
+        path = run_algorithm(cfg, str(tmp_path / name), report=lambda d, export: counts.append(d))
+        runs.append((counts, PolicyFile.read(path)))
+    (counts, policy), (_, again) = runs
+    assert counts == sorted(counts) and counts[-1] >= cfg.total_timesteps and len(counts) >= 2
+    assert all(np.array_equal(x, y) for x, y in zip(policy.weights, again.weights))
+    other = run_algorithm(TrainConfig.from_dict({**cfg.to_dict(), "seed": 1}), str(tmp_path / "c"))
+    assert not all(np.array_equal(x, y) for x, y in zip(policy.weights, PolicyFile.read(other).weights))
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"n_step": 0}, "training config 'n_step' = 0 must be in 1..100"),
+    ({"tau": 1.5}, "training config 'tau' = 1.5 must be in (0, 1]"),
+    ({"buffer_size": 10}, "training config 'buffer_size' = 10 must hold a batch_size (64) of transitions"),
+    ({"buffer_size": 10**8}, "'buffer_size' = 100000000 is more than this trainer takes; allowed: at most 10,000,000"),
+    ({"algo": "ppo", "buffer_size": 5000}, "training config 'buffer_size' needs algo: dqn or nfsp (only DQN has a replay"),
+    ({"algo": "sb3", "exploration_final_eps": 0.2}, "'exploration_final_eps' needs algo: dqn"),
+])
+def test_a_bad_dqn_setting_is_one_line(change, words, tmp_path, capsys):
+    if change.get("algo", "dqn") != "dqn":  # the tiny run's own DQN setting back at its default: not refused
+        change = {**change, "learning_starts": TrainConfig().learning_starts}
+    assert main(["train", "--config", _config(tmp_path, **change), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_ppo_config_with_dqn_defaults_is_still_valid_and_dqn_refuses_settings():
+    assert TrainConfig.from_dict({"algo": "ppo", "batch_size": 10**6}).buffer_size == 100_000  # checked under dqn only
+    with pytest.raises(ConfigError, match="'settings' is for a module:callable algo; dqn takes"):
+        TrainConfig.from_dict({"algo": "dqn", "settings": {"lr": 1}})
+
+
+@pytest.mark.slow
+def test_the_sample_budget_protocol_runs_dqn(tmp_path):
+    out = str(tmp_path / "bench")
+    assert main(["benchmark", "--train", _config(tmp_path), "--budget", "2000", "--seeds", "1", "--points", "2",
+                 "--games-per-task", "4", "--budget-games-per-task", "4", "--workers", "1", "--no-progress",
+                 "--out", out]) == 0
+    results = json.loads(open(os.path.join(out, "results.json"), encoding="utf-8").read())
+    assert results["algo"] == "dqn" and results["points"]
+    (run,) = os.listdir(os.path.join(out, "runs"))
+    record = json.loads(open(os.path.join(out, "runs", run, "budget-training.json"), encoding="utf-8").read())
+    assert record["trained_decisions"] >= 2000 and set(record["points"]) == {"1000", "2000"}

@@ -1,0 +1,1 @@
+"""The built-in DQN: masked double DQN with a dueling head and n-step returns over batched games (``algo: dqn``)."""

@@ -1,0 +1,13 @@
+"""The built-in DQN behind the trainer plug-in contract (``train/algorithm.py``): ``algo: dqn``."""
+from __future__ import annotations
+
+from agents.policy_file import PolicyFile
+
+from train.algorithm import TrainingRun
+
+
+def train(run: TrainingRun) -> PolicyFile:
+    """Train the DQN on ``run``, reporting as it learns; the policy (its advantage stream) at the budget."""
+    from train.dqn import trainer
+
+    return trainer.train(run)

@@ -1,0 +1,294 @@
+"""Masked double DQN with a dueling head and n-step returns over batched games, in one readable file.
+
+In the manner of CleanRL's ``dqn.py``, for a card game whose illegal actions are masked and whose only
+reward comes at the end of a game:
+
+- The network (``QNetwork``): a relu trunk, then a value head V(s) and an advantage head A(s, a);
+  Q(s, a) = V(s) + A(s, a) - the mean of A over the legal actions. V and the mean are the same for
+  every action of a state, so the greedy action is the arg-max of A alone: acting reads A, and the
+  trunk with the advantage head is exported as a plain MLP policy file (``export_policy``).
+- The games (``uno_env.vector.VectorGames``): each new game seats the learner at a random seat and
+  draws every other seat from the league; a seat drawn as ``self`` is the learner too, so it learns
+  from every seat it holds. Each learner decision counts against the budget (the contract's rule).
+- Transitions (``NStep``): from one decision of a learner seat to the same seat's decision
+  ``n_step`` later, or to the game's end; the other seats' moves in between are the environment.
+  The reward is the seat's ``rewards[i, seat]`` at the end; a game cut at the step cap (the rules'
+  ``max_steps`` or the shorter training cut ``train_max_steps``) pays ``truncation_reward`` (-1).
+- The replay buffer (``Replay``): preallocated numpy arrays used as a ring, sampled uniformly. It
+  keeps each next state's legal actions: the bootstrap's arg-max is over those.
+- Learning (``Trainer``): epsilon-greedy on a linear schedule over learner decisions; every
+  ``train_freq`` decisions one Adam step on the Huber loss against the double-DQN target
+  r + gamma^n Q_target(s', argmax over legal a' of Q_online(s', a')); the target network follows
+  every ``target_update_interval`` steps (a copy, or a Polyak average when ``tau`` < 1).
+
+Everything random comes from ``run.seed``: a numpy Generator (exploration, replay sampling, the
+league's draws), torch's seed for the initial weights, the games' and opponents' own seeds.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from agents.policy_file import PolicyFile, policy_file_from_weights
+from uno_env import Game
+from uno_env.vector import VectorGames
+
+from train.algorithm import TrainingRun
+from train.export import linear_arrays
+from train.progress import Progress
+
+#: A seat's role when the learner holds it (otherwise the role is the index of its league opponent).
+LEARNER = -1
+
+
+class QNetwork(nn.Module):
+    """The dueling Q-network: a relu trunk, a value head and an advantage head."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]):
+        super().__init__()
+        layers, width = [], obs_size
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.ReLU()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        self.value = nn.Linear(width, 1)
+        self.advantage = nn.Linear(width, num_actions)
+        # all advantages equal at the start: the untrained greedy policy plays the first legal action, not
+        # a random network's favourite, which is often the always-legal draw (and then games stall)
+        nn.init.zeros_(self.advantage.weight)
+        nn.init.zeros_(self.advantage.bias)
+
+    def advantages(self, obs: torch.Tensor) -> torch.Tensor:
+        """A(s, .) for a batch of observations: the greedy policy's scores, what the policy file holds."""
+        return self.advantage(self.trunk(obs))
+
+    def forward(self, obs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+        """Q(s, .) = V(s) + A(s, .) - the mean of A over the legal actions (the illegal entries mean nothing)."""
+        hidden = self.trunk(obs)
+        adv = self.advantage(hidden)
+        legal = legal.float()
+        mean = (adv * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp(min=1.0)
+        return self.value(hidden) + adv - mean
+
+
+def export_policy(net: QNetwork, game: Game, decisions: int, config: dict) -> PolicyFile:
+    """The trunk and the advantage head as a policy file: its arg-max over the legal actions is the greedy policy."""
+    linears = [m for m in net.trunk if isinstance(m, nn.Linear)] + [net.advantage]
+    # "output" tells a reader that the scores are advantages, not a softmax policy's logits
+    return policy_file_from_weights(linear_arrays(linears), game, decisions, config={**config, "output": "advantages"},
+                                    activation="relu")
+
+
+class Replay:
+    """Transitions in preallocated numpy arrays, used as a ring (the oldest overwritten), sampled uniformly."""
+
+    def __init__(self, capacity: int, obs_size: int, num_actions: int):
+        self.capacity, self.size, self.cursor = capacity, 0, 0
+        self.obs = np.zeros((capacity, obs_size), dtype=np.float32)
+        self.mask = np.zeros((capacity, num_actions), dtype=bool)
+        self.action = np.zeros(capacity, dtype=np.int64)
+        self.reward = np.zeros(capacity, dtype=np.float32)
+        self.discount = np.zeros(capacity, dtype=np.float32)  # gamma^n, or 0 at the game's end: no bootstrap
+        self.next_obs = np.zeros((capacity, obs_size), dtype=np.float32)
+        self.next_mask = np.zeros((capacity, num_actions), dtype=bool)  # the bootstrap's legal actions
+
+    def add(self, obs, mask, action: int, reward: float, discount: float, next_obs=None, next_mask=None) -> None:
+        """Store one transition (without ``next_obs``: the game ended, nothing to bootstrap from)."""
+        i = self.cursor
+        self.obs[i], self.mask[i], self.action[i] = obs, mask, action
+        self.reward[i], self.discount[i] = reward, discount
+        if next_obs is None:
+            self.next_obs[i], self.next_mask[i] = 0.0, False
+        else:
+            self.next_obs[i], self.next_mask[i] = next_obs, next_mask
+        self.cursor = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, rng: np.random.Generator, n: int) -> dict[str, torch.Tensor]:
+        """``n`` transitions drawn uniformly (with replacement), as tensors by field name."""
+        idx = rng.integers(self.size, size=n)
+        fields = ("obs", "mask", "action", "reward", "discount", "next_obs", "next_mask")
+        return {name: torch.from_numpy(getattr(self, name)[idx]) for name in fields}
+
+
+class NStep:
+    """Each learner seat's last ``n`` decisions, turned into n-step transitions when it decides again or its game ends."""
+
+    def __init__(self, n: int, gamma: float, replay: Replay):
+        self.n, self.gamma, self.replay = n, gamma, replay
+        self.pending: dict[tuple[int, int], list] = {}  # (game, seat) -> [(obs, mask, action), ...], oldest first
+
+    def decide(self, key: tuple[int, int], obs: np.ndarray, mask: np.ndarray, action: int) -> None:
+        """The seat decides: its decision ``n`` back now has its n-step successor (no reward before the end)."""
+        queue = self.pending.setdefault(key, [])
+        if len(queue) == self.n:
+            o, m, a = queue.pop(0)
+            self.replay.add(o, m, a, 0.0, self.gamma ** self.n, obs, mask)
+        queue.append((obs.copy(), mask.copy(), action))  # the games overwrite their arrays at every step
+
+    def finish(self, key: tuple[int, int], reward: float) -> None:
+        """The seat's game ended with ``reward``: each pending decision gets it, discounted by the decisions after it."""
+        queue = self.pending.pop(key, [])
+        for k, (o, m, a) in enumerate(queue):
+            self.replay.add(o, m, a, self.gamma ** (len(queue) - 1 - k) * reward, 0.0)
+
+
+class League:
+    """Who holds each seat of each game: the learner (a random seat, and every ``self`` seat) or a league opponent."""
+
+    def __init__(self, run: TrainingRun, games: VectorGames, rng: np.random.Generator):
+        self.rng = rng
+        specs = list(run.league)
+        weights = np.array([run.league[k] for k in specs], dtype=float)
+        self.p = weights / weights.sum()
+        self.agents = [None if k == "self" else run.opponent(k, games.game, run.seed + j) for j, k in enumerate(specs)]
+        self.roles = np.zeros((games.num_games, games.num_players), dtype=np.int64)
+        for i in range(games.num_games):
+            self.deal(i)
+
+    def deal(self, i: int) -> None:
+        """Seat game ``i`` anew: one seat at random is the learner's, the others drawn from the league."""
+        n = self.roles.shape[1]
+        drawn = self.rng.choice(len(self.agents), size=n, p=self.p)
+        self.roles[i] = [LEARNER if self.agents[k] is None else k for k in drawn]
+        self.roles[i, self.rng.integers(n)] = LEARNER
+
+    def learner_seats(self, i: int) -> list[int]:
+        """The seats of game ``i`` the learner holds."""
+        return np.flatnonzero(self.roles[i] == LEARNER).tolist()
+
+    def act(self, i: int, seat: int, obs: np.ndarray, mask: np.ndarray, games: VectorGames) -> int:
+        """The league opponent's action at seat ``seat`` of game ``i`` (a search agent reads the game itself)."""
+        agent = self.agents[self.roles[i, seat]]
+        if getattr(agent, "reads_state", False):
+            return int(agent.act_state(games.states[i]))
+        return int(agent.act(obs, mask))
+
+
+class Trainer:
+    """The learner's state and its loop: act in every game, store transitions, learn, report."""
+
+    def __init__(self, run: TrainingRun):
+        self.run, self.cfg = run, run.as_config()
+        self.rng = np.random.default_rng(run.seed)
+        self.games = VectorGames(self.cfg.num_games, rules=run.rules(), cut_at=self.cfg.train_max_steps)
+        with torch.random.fork_rng(devices=[]):  # the initial weights from the run's seed, torch's own state untouched
+            torch.manual_seed(run.seed)
+            self.online = QNetwork(self.games.observation_size, self.games.num_actions, self.cfg.net_arch)
+        self.target = copy.deepcopy(self.online).requires_grad_(False)
+        self.optimiser = torch.optim.Adam(self.online.parameters(), lr=self.cfg.learning_rate)
+        capacity = min(self.cfg.buffer_size, run.budget + self.cfg.num_games)  # never more than the run stores
+        self.replay = Replay(capacity, self.games.observation_size, self.games.num_actions)
+        self.nstep = NStep(self.cfg.n_step, self.cfg.gamma, self.replay)
+        self.league = League(run, self.games, self.rng)
+        self.start = max(self.cfg.learning_starts, self.cfg.batch_size)
+        self.decisions = self.updates = self.credit = 0
+
+    def epsilon(self) -> float:
+        """The exploration rate now: linear from the initial to the final value over the schedule's decisions."""
+        cfg = self.cfg
+        span = cfg.exploration_fraction * self.run.budget
+        done = min(1.0, self.decisions / span) if span > 0 else 1.0
+        return cfg.exploration_initial_eps + done * (cfg.exploration_final_eps - cfg.exploration_initial_eps)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Epsilon-greedy actions for a batch of learner decisions: never an illegal one."""
+        with torch.no_grad():
+            scores = self.online.advantages(torch.from_numpy(obs)).numpy()
+        legal = mask != 0
+        greedy = np.where(legal, scores, -np.inf).argmax(1)
+        uniform = np.where(legal, self.rng.random(legal.shape), -1.0).argmax(1)  # a uniformly random legal action
+        explore = self.rng.random(len(obs)) < self.epsilon()
+        return np.where(explore, uniform, greedy)
+
+    def choose(self, rows: np.ndarray, seat: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The learner's actions in the games ``rows`` (``seat``, ``obs``, ``mask``: the batch's arrays)."""
+        return self.act(obs[rows], mask[rows])
+
+    def dealt(self, i: int) -> None:
+        """Game ``i`` was dealt again and its seats drawn (a hook: NFSP draws its seats' modes here)."""
+
+    def step(self) -> int:
+        """One move in every game (the learner's and the league's); the learner decisions it made."""
+        games, league = self.games, self.league
+        seat, obs, mask = games.seat, games.obs, games.mask  # overwritten in place by every games.step
+        roles = league.roles[np.arange(games.num_games), seat]
+        rows = np.flatnonzero(roles == LEARNER)
+        actions = np.zeros(games.num_games, dtype=np.int64)
+        actions[rows] = self.choose(rows, seat, obs, mask)
+        for i in rows.tolist():
+            self.nstep.decide((i, int(seat[i])), obs[i], mask[i], int(actions[i]))
+        for i in np.flatnonzero(roles != LEARNER).tolist():
+            actions[i] = league.act(i, int(seat[i]), obs[i], mask[i], games)
+        _, _, _, rewards, terminated, truncated = games.step(actions)
+        for i in np.flatnonzero(terminated | truncated).tolist():
+            for s in league.learner_seats(i):
+                self.nstep.finish((i, s), self.cfg.truncation_reward if truncated[i] else float(rewards[i, s]))
+            league.deal(i)
+            self.dealt(i)
+        return len(rows)
+
+    def update(self) -> float:
+        """One gradient step on a sampled batch against the double-DQN n-step target; the loss."""
+        b = self.replay.sample(self.rng, self.cfg.batch_size)
+        with torch.no_grad():
+            # the online network picks the next action among the legal ones, the target network values it
+            best = self.online.advantages(b["next_obs"]).masked_fill(~b["next_mask"], -torch.inf).argmax(1)
+            next_q = self.target(b["next_obs"], b["next_mask"]).gather(1, best[:, None]).squeeze(1)
+            goal = b["reward"] + b["discount"] * next_q  # discount 0 at a game's end
+        q = self.online(b["obs"], b["mask"]).gather(1, b["action"][:, None]).squeeze(1)
+        loss = F.smooth_l1_loss(q, goal)
+        self.optimiser.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.online.parameters(), self.cfg.max_grad_norm)
+        self.optimiser.step()
+        self.updates += 1
+        if self.updates % self.cfg.target_update_interval == 0:
+            self.sync_target()
+        return loss.item()
+
+    def sync_target(self) -> None:
+        """Move the target network to the online one: a copy (``tau`` = 1) or a Polyak step."""
+        with torch.no_grad():
+            for t, o in zip(self.target.parameters(), self.online.parameters()):
+                if self.cfg.tau == 1.0:
+                    t.copy_(o)
+                else:
+                    t.lerp_(o, self.cfg.tau)
+
+    def learn(self, new_decisions: int) -> int:
+        """The gradient steps due after ``new_decisions`` more decisions (one per ``train_freq``); how many ran."""
+        if self.replay.size < self.start:
+            return 0
+        self.credit += new_decisions
+        steps = self.credit // self.cfg.train_freq
+        self.credit -= steps * self.cfg.train_freq
+        for _ in range(steps):
+            self.update()
+        return steps
+
+    def export(self) -> PolicyFile:
+        """The current greedy policy as a policy file."""
+        return export_policy(self.online, self.games.game, self.decisions, self.run.config)
+
+    def train(self) -> PolicyFile:
+        """Learn for the budget of learner decisions, reporting after every batch of gradient steps."""
+        self.games.reset(seed=self.run.seed)
+        with Progress("train", self.run.budget, "decisions", enabled=self.run.progress) as bar:
+            while self.decisions < self.run.budget:
+                made = self.step()
+                self.decisions += made
+                bar.set(self.decisions)
+                if self.learn(made):
+                    self.run.report(self.decisions, self.export)
+        self.run.report(self.decisions, self.export)
+        return self.export()
+
+
+def train(run: TrainingRun) -> PolicyFile:
+    """Train a DQN on ``run`` (its hyperparameters are the config's, ``train.config.DqnSettings``); the policy."""
+    return Trainer(run).train()
