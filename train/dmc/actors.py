@@ -33,11 +33,9 @@ from uno_env import RuleSet
 from uno_env.action_features import action_features
 from uno_env.vector import VectorGames
 
-from train.agent_specs import load_agent
 from train.collect import worker
+from train.collect.seating import LEARNER, Seating
 
-#: A seat's role when the learner holds it (otherwise the role is the index of its league opponent).
-LEARNER = -1
 #: The learner's reward in a game cut at the engine's step cap: a loss, so that stalling is not learned.
 TRUNCATED_REWARD = -1.0
 
@@ -54,35 +52,6 @@ class ActorSpec:
     seed: np.random.SeedSequence
     epsilon: float
     gamma: float
-
-
-class Seating:
-    """Who holds each seat of each game: the learner (a random seat, and every ``self`` seat) or a league opponent."""
-
-    def __init__(self, spec: ActorSpec, games: VectorGames, rng: np.random.Generator, opponent_seed: int):
-        self.rng = rng
-        names = list(spec.league)
-        weights = np.array([spec.league[k] for k in names], dtype=float)
-        self.p = weights / weights.sum()
-        self.agents = [None if k == "self" else load_agent(k, games.game, seed=opponent_seed + j)
-                       for j, k in enumerate(names)]
-        self.roles = np.zeros((games.num_games, games.num_players), dtype=np.int64)
-        for i in range(games.num_games):
-            self.deal(i)
-
-    def deal(self, i: int) -> None:
-        """Seat game ``i`` anew: one seat at random is the learner's, the others drawn from the league."""
-        n = self.roles.shape[1]
-        drawn = self.rng.choice(len(self.agents), size=n, p=self.p)
-        self.roles[i] = [LEARNER if self.agents[k] is None else k for k in drawn]
-        self.roles[i, self.rng.integers(n)] = LEARNER
-
-    def act(self, i: int, seat: int, obs: np.ndarray, mask: np.ndarray, games: VectorGames) -> int:
-        """The league opponent's action at seat ``seat`` of game ``i`` (a search agent reads the game itself)."""
-        agent = self.agents[self.roles[i, seat]]
-        if getattr(agent, "reads_state", False):
-            return int(agent.act_state(games.states[i]))
-        return int(agent.act(obs, mask))
 
 
 class Scorer:
@@ -124,7 +93,7 @@ class Actor:
         rules = RuleSet.create(spec.variant, spec.num_players, **spec.rule_options)
         self.games = VectorGames(spec.num_games, rules=rules)
         self.features = action_features(self.games.game)
-        self.seating = Seating(spec, self.games, self.rng, opponent_seed)
+        self.seating = Seating(spec.league, self.games, self.rng, opponent_seed)
         self.games.reset(seed=deal_seed)
         # (game, seat) -> the seat's decisions so far in its current game: [observations], [actions]
         self.episodes: dict[tuple[int, int], tuple[list, list]] = {}

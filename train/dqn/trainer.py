@@ -38,11 +38,9 @@ from uno_env import Game
 from uno_env.vector import VectorGames
 
 from train.algorithm import TrainingRun
+from train.collect.seating import LEARNER, Seating
 from train.export import linear_arrays
 from train.progress import Progress
-
-#: A seat's role when the learner holds it (otherwise the role is the index of its league opponent).
-LEARNER = -1
 
 
 class QNetwork(nn.Module):
@@ -137,38 +135,6 @@ class NStep:
             self.replay.add(o, m, a, self.gamma ** (len(queue) - 1 - k) * reward, 0.0)
 
 
-class League:
-    """Who holds each seat of each game: the learner (a random seat, and every ``self`` seat) or a league opponent."""
-
-    def __init__(self, run: TrainingRun, games: VectorGames, rng: np.random.Generator):
-        self.rng = rng
-        specs = list(run.league)
-        weights = np.array([run.league[k] for k in specs], dtype=float)
-        self.p = weights / weights.sum()
-        self.agents = [None if k == "self" else run.opponent(k, games.game, run.seed + j) for j, k in enumerate(specs)]
-        self.roles = np.zeros((games.num_games, games.num_players), dtype=np.int64)
-        for i in range(games.num_games):
-            self.deal(i)
-
-    def deal(self, i: int) -> None:
-        """Seat game ``i`` anew: one seat at random is the learner's, the others drawn from the league."""
-        n = self.roles.shape[1]
-        drawn = self.rng.choice(len(self.agents), size=n, p=self.p)
-        self.roles[i] = [LEARNER if self.agents[k] is None else k for k in drawn]
-        self.roles[i, self.rng.integers(n)] = LEARNER
-
-    def learner_seats(self, i: int) -> list[int]:
-        """The seats of game ``i`` the learner holds."""
-        return np.flatnonzero(self.roles[i] == LEARNER).tolist()
-
-    def act(self, i: int, seat: int, obs: np.ndarray, mask: np.ndarray, games: VectorGames) -> int:
-        """The league opponent's action at seat ``seat`` of game ``i`` (a search agent reads the game itself)."""
-        agent = self.agents[self.roles[i, seat]]
-        if getattr(agent, "reads_state", False):
-            return int(agent.act_state(games.states[i]))
-        return int(agent.act(obs, mask))
-
-
 class Trainer:
     """The learner's state and its loop: act in every game, store transitions, learn, report."""
 
@@ -184,7 +150,7 @@ class Trainer:
         capacity = min(self.cfg.buffer_size, run.budget + self.cfg.num_games)  # never more than the run stores
         self.replay = Replay(capacity, self.games.observation_size, self.games.num_actions)
         self.nstep = NStep(self.cfg.n_step, self.cfg.gamma, self.replay)
-        self.league = League(run, self.games, self.rng)
+        self.league = Seating(run.league, self.games, self.rng, run.seed)
         self.start = max(self.cfg.learning_starts, self.cfg.batch_size)
         self.decisions = self.updates = self.credit = 0
 

@@ -1,0 +1,50 @@
+"""Who holds each seat of a batch of games: the learner or a league opponent (the value-based trainers' league).
+
+Each new game seats the learner at one seat drawn at random and draws every other seat from the league
+(``{spec: weight}``); a seat drawn as ``self`` is the learner's too, so it learns from every seat it holds.
+The DQN, NFSP and DMC share it; the native PPO's collector seats its games its own way (tables, snapshots).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from uno_env.vector import VectorGames
+
+from train.agent_specs import load_agent
+
+#: A seat's role when the learner holds it (otherwise the role is the index of its league opponent).
+LEARNER = -1
+
+
+class Seating:
+    """Who holds each seat of each game: the learner (a random seat, and every ``self`` seat) or a league opponent."""
+
+    def __init__(self, league: dict[str, float], games: VectorGames, rng: np.random.Generator, opponent_seed: int):
+        self.rng = rng
+        names = list(league)
+        weights = np.array([league[k] for k in names], dtype=float)
+        self.p = weights / weights.sum()
+        # opponent j is seeded opponent_seed + j: the same league gives the same opponents
+        self.agents = [None if k == "self" else load_agent(k, games.game, seed=opponent_seed + j)
+                       for j, k in enumerate(names)]
+        self.roles = np.zeros((games.num_games, games.num_players), dtype=np.int64)
+        for i in range(games.num_games):
+            self.deal(i)
+
+    def deal(self, i: int) -> None:
+        """Seat game ``i`` anew: one seat at random is the learner's, the others drawn from the league."""
+        n = self.roles.shape[1]
+        drawn = self.rng.choice(len(self.agents), size=n, p=self.p)
+        self.roles[i] = [LEARNER if self.agents[k] is None else k for k in drawn]
+        self.roles[i, self.rng.integers(n)] = LEARNER
+
+    def learner_seats(self, i: int) -> list[int]:
+        """The seats of game ``i`` the learner holds."""
+        return np.flatnonzero(self.roles[i] == LEARNER).tolist()
+
+    def act(self, i: int, seat: int, obs: np.ndarray, mask: np.ndarray, games: VectorGames) -> int:
+        """The league opponent's action at seat ``seat`` of game ``i`` (a search agent reads the game itself)."""
+        agent = self.agents[self.roles[i, seat]]
+        if getattr(agent, "reads_state", False):
+            return int(agent.act_state(games.states[i]))
+        return int(agent.act(obs, mask))
