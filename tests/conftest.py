@@ -41,3 +41,14 @@ def _run_bounded(code: str, preload: tuple[str, ...] = (), extra_mb: int = HOSTI
 def run_bounded():
     """``run_bounded(code, preload=(modules...), extra_mb=..., timeout=...)``: ``code`` in a memory-capped subprocess."""
     return _run_bounded
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread for the test, as on shared cores; torch's count is put back after it."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

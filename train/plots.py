@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 
+from train import atomic
+
 INSTALL_HINT = "pip install 'uno-env[plots]'"
 
 
@@ -21,3 +23,12 @@ def pyplot(figure: str):
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_png(plt, fig, path: str) -> str:
+    """Write ``fig`` to ``path`` as a PNG (atomically: a reader never sees half a file), close it; the path."""
+    fig.tight_layout()
+    with atomic.atomic_open(path, "wb", encoding=None) as fh:
+        fig.savefig(fh, format="png", dpi=100)
+    plt.close(fig)
+    return path

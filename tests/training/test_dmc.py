@@ -26,13 +26,8 @@ LEARNS = dict(algo="dmc", variant="classic", num_players=2, total_timesteps=1_50
               opponents={"random": 1.0})
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """One thread, as on shared cores: small matrices gain nothing from more, and other tests run beside these."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: One torch thread (``tests/conftest.py``): small matrices gain nothing from more, and other tests run beside these.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _config(tmp_path, **kw) -> str:

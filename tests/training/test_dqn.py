@@ -27,13 +27,8 @@ LEARNS = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=12_0
               learning_starts=500, exploration_fraction=0.1, opponents={"random": 1.0}, gamma=1.0, num_games=16)
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
-    """One thread, as on shared cores: small matrices gain nothing from more, and other tests run beside these."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: One torch thread (``tests/conftest.py``): small matrices gain nothing from more, and other tests run beside these.
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _config(tmp_path, **kw) -> str:

@@ -14,7 +14,7 @@ import math
 import os
 
 from train import atomic
-from train.plots import pyplot
+from train.plots import pyplot, save_png
 
 RESULTS_FORMAT = "uno-env-budget-results"
 RESULTS_VERSION = 1
@@ -109,11 +109,7 @@ def _save(fig, ax, plt, title: str, path: str) -> str:
     ax.set_ylabel("IQM normalised score (random 0, heuristic 1)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    with atomic.atomic_open(path, "wb", encoding=None) as fh:
-        fig.savefig(fh, format="png", dpi=100)
-    plt.close(fig)
-    return path
+    return save_png(plt, fig, path)
 
 
 def _label(results: dict) -> str:
