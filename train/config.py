@@ -397,21 +397,21 @@ class NativePpoSettings:
     num_games: int = setting(128, low=1, most=100_000)
     """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them. 128
     to 256 cost least per learning sample on a 2-core machine (``uno-env bench parts``, docs/speed.md)."""
-    table_sizes: list[int] = setting([], length=(0, MAX_LAYERS), exclusive="the SB3 path trains at num_players")
+    table_sizes: list[int] = setting([], length=(0, MAX_LAYERS), exclusive="the other algorithms train at num_players alone")
     """(ppo) Player counts trained at together, e.g. ``[2, 4]`` (the games split evenly; one policy plays
     them all); empty: ``num_players`` alone. ``num_players`` is the policy's home table (its plain eval rows)."""
     collector_workers: int = setting(0, low=0, high=64)
     """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
     answers the others (0: everything in the learner's process). One per spare core; see README."""
-    overlap_update: bool = setting(False, exclusive="the SB3 path updates in its own loop")
+    overlap_update: bool = setting(False, exclusive="only the native PPO has an updater process")
     """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
     collected with the weights from before it, so the games and the update use two cores at once. The
     price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
-    update_bfloat16: bool = setting(False, exclusive="the SB3 path has its own update")
+    update_bfloat16: bool = setting(False, exclusive="only the native PPO's update has it")
     """(ppo) Compute the PPO update's forward pass and loss under bfloat16 autocast (the matrix products in
     bfloat16, 8-bit mantissas); off: float32. Measured by ``uno-env bench train`` (docs/speed.md); its
     effect on learning is not measured, so it is off by default."""
-    update_compile: bool = setting(False, exclusive="the SB3 path has its own update")
+    update_compile: bool = setting(False, exclusive="only the native PPO's update has it")
     """(ppo) Run the PPO loss through ``torch.compile`` (compiled once per process at the first update,
     which takes minutes and needs a C++ compiler). Measured by ``uno-env bench train`` (docs/speed.md)."""
     torch_threads: int = setting(0, low=0, high=256, note="0: torch's default, one per core")
@@ -419,7 +419,7 @@ class NativePpoSettings:
     torch's default, one per core). Set 1 when the cores are shared: two runs side by side on two cores,
     each with two threads, learned about 6 times slower than with one each. With ``overlap_update`` the
     learner and the updater each get half of them (at least 1)."""
-    device: str = setting("cpu", exclusive="the SB3 path trains on the CPU")
+    device: str = setting("cpu", exclusive="the other algorithms train on the CPU")
     """(ppo) Where the learner's network and its PPO update run: ``cpu``, ``cuda`` (refused when torch sees
     no CUDA device) or ``auto`` (``cuda`` when there is one, else ``cpu``). The games, the opponents and
     the acting forward passes stay on the CPU; the weights are copied back after every update."""
@@ -433,7 +433,7 @@ class NativePpoSettings:
     self_play_games: float = setting(0.5, low=0, high=1)
     """(ppo) Share of new games in which every seat is the learner; in the others one seat is, and the
     rest are drawn from ``opponents``."""
-    teacher: str = setting("", exclusive="the SB3 path has no distillation phase")
+    teacher: str = setting("", exclusive="only the native PPO has a distillation phase")
     """(ppo) A search agent spec (``ismcts[:options]``) to distil before PPO starts: the network first
     learns its move preferences in ``teacher_games`` labelled games (``train/ppo/distill.py``); empty: none."""
     teacher_games: int = setting(2000, low=1, most=10_000_000)
@@ -444,8 +444,8 @@ class NativePpoSettings:
     """(ppo) Adam step size of the supervised fit."""
     teacher_workers: int = setting(0, low=0, high=64, note="0: one per core")
     """(ppo) Worker processes labelling games (0: one per core); the labels do not depend on it."""
-    init_from: str = setting("", exclusive="it starts from a native PPO run's network; the SB3 path resumes "
-                                           "its own runs with --resume")
+    init_from: str = setting("", exclusive="it starts from a native PPO run's network or a policy of "
+                                           "logits")
     """(ppo) What this run starts from, to fine-tune it under other settings (the optimiser and the
     step count start afresh): a native PPO run directory (or its ``checkpoints/native.pt``), whose
     actor and critic are loaded; or an exported policy file (``<name>.npz``/``.json`` or

@@ -101,8 +101,9 @@ def test_every_field_refuses_a_value_of_another_type(cls):
     ({"ent_coef": -0.5}, "'ent_coef' = -0.5 must be in [0, 10]"),
     ({"time_limit_minutes": -1}, "'time_limit_minutes' = -1.0 must be a number >= 0 (0: no limit)"),
     ({"eval_every": 0}, "'eval_every' must be >= 1, got 0"),
-    ({"algo": "sb3", "overlap_update": True}, "'overlap_update' needs algo: ppo (the SB3 path updates in its own"),
-    ({"algo": "sb3", "table_sizes": [2, 4]}, "'table_sizes' needs algo: ppo (the SB3 path trains at num_players)"),
+    ({"algo": "sb3", "overlap_update": True}, "'overlap_update' needs algo: ppo (only the native PPO has an updater"),
+    ({"algo": "sb3", "table_sizes": [2, 4]}, "'table_sizes' needs algo: ppo (the other algorithms train at num_"),
+    ({"algo": "dmc", "table_sizes": [2, 3]}, "'table_sizes' needs algo: ppo (the other algorithms train at num_"),
 ])
 def test_messages_name_the_key_the_value_and_what_is_allowed(data, words):
     with pytest.raises(ConfigError) as caught:

@@ -42,9 +42,24 @@ def _spec(**kw) -> ActorSpec:
     return ActorSpec(**{**base, **kw})
 
 
-def _random_weights(game: Game, hidden=(16,)) -> list[np.ndarray]:
+def _random_net(game: Game, hidden=(16,)) -> QNetwork:
+    """A QNetwork with every layer random, the output one included (it starts at zero in training)."""
     torch.manual_seed(0)
-    return QNetwork(ObservationEncoder(game).size, action_features(game).shape[1], list(hidden)).arrays()
+    net = QNetwork(ObservationEncoder(game).size, action_features(game).shape[1], list(hidden))
+    torch.nn.init.normal_(net.mlp[-1].weight, std=0.5)
+    return net
+
+
+def _random_weights(game: Game, hidden=(16,)) -> list[np.ndarray]:
+    return _random_net(game, hidden).arrays()
+
+
+def test_the_untrained_network_values_every_action_alike():
+    game = Game("classic", num_players=2)
+    features = action_features(game)
+    net = QNetwork(ObservationEncoder(game).size, features.shape[1], [32])
+    q = net(torch.ones(len(features), ObservationEncoder(game).size), torch.from_numpy(features))
+    assert torch.all(q == 0)  # so the untrained greedy policy plays the first legal action, not the draw
 
 
 def test_an_actor_ships_discounted_monte_carlo_returns_of_finished_games():
@@ -88,8 +103,7 @@ def test_the_replay_is_a_ring_of_the_latest_rows():
 def test_the_exported_policy_plays_the_networks_greedy_action():
     game = Game("classic", num_players=2)
     features = action_features(game)
-    torch.manual_seed(0)
-    net = QNetwork(ObservationEncoder(game).size, features.shape[1], [32, 16])
+    net = _random_net(game, (32, 16))
     policy = export_policy(net, game, features, 77, {"algo": "dmc"})
     assert policy.metadata["network"] == "action-value" and policy.metadata["activation"] == "relu"
     agent = agents.PolicyAgent(policy)

@@ -69,6 +69,10 @@ class QNetwork(nn.Module):
             layers += [nn.Linear(width, size), nn.ReLU()]
             width = size
         layers.append(nn.Linear(width, 1))
+        # every Q equal at the start: the untrained greedy policy plays the first legal action (a card when it
+        # holds one) instead of a favourite of its random weights, which is often the always-legal draw
+        nn.init.zeros_(layers[-1].weight)
+        nn.init.zeros_(layers[-1].bias)
         self.mlp = nn.Sequential(*layers)
 
     def forward(self, obs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
