@@ -275,3 +275,53 @@ def test_leaderboard_refuses_mixed_suites_and_files_that_are_not_results(tmp_pat
     assert "sample-budget run not finished yet" in capsys.readouterr().err
     assert main(["benchmark", "--agent", "random", "--write", str(tmp_path / "x.md")]) == 2
     assert "--write goes with --leaderboard" in capsys.readouterr().err
+
+
+def _exploit_file(tmp_path, name: str, target: str, win_rate: float, players: int = 2) -> str:
+    results = {"format": "uno-env-exploit", "version": 1, "target": target,
+               "task": {"variant": "classic", "players": players, "rule_options": {}}, "budget": 1_000_000,
+               "parity": 1 / players, "best": {"start": "shipped", "decisions": 1_000_321, "games": 200,
+                                               "wins": round(200 * win_rate), "win_rate": win_rate,
+                                               "ci95": [win_rate - 0.05, win_rate + 0.05]}}
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "exploit.json").write_text(json.dumps(results), encoding="utf-8")
+    return str(tmp_path / name)
+
+
+def test_leaderboard_shows_exploit_runs_as_a_best_response_column_and_a_section(tmp_path, capsys):
+    agents_run = _tiny_results(tmp_path, "heuristic", [5, 5])
+    results = json.loads((tmp_path / "heuristic" / "results.json").read_text(encoding="utf-8"))
+    results["agent"] = "heuristic"
+    (tmp_path / "heuristic" / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    pretrained = _tiny_results(tmp_path, "pretrained", [7, 7])
+    results = json.loads((tmp_path / "pretrained" / "results.json").read_text(encoding="utf-8"))
+    results["agent"] = "pretrained"
+    (tmp_path / "pretrained" / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    runs = [agents_run, pretrained, _exploit_file(tmp_path, "x-heuristic", "heuristic", 0.612),
+            # the policy the spec 'pretrained' plays at classic-2p: its row gets the figure
+            _exploit_file(tmp_path, "x-shipped", "pretrained:classic-2p", 0.484),
+            str(tmp_path / "x-greedy" / "exploit.json")]
+    _exploit_file(tmp_path, "x-greedy", "greedy", 0.747)  # given as the file: no agents row, the section only
+    assert main(["benchmark", "--leaderboard", *runs]) == 0
+    table = capsys.readouterr().out
+    header = next(line for line in table.splitlines() if line.startswith("| rank"))
+    assert header.endswith("| best response classic-2p 1M |")
+    rows = {line.split("|")[2].strip(): line for line in table.splitlines() if line.startswith("| 1 ")
+            or line.startswith("| 2 ")}
+    assert rows["`heuristic` *"].endswith("| 61.2% |") and rows["`pretrained` *"].endswith("| 48.4% |")
+    section = table[table.index("## Approximate exploitability"):]
+    assert "| `greedy` | classic-2p | 1M | shipped | 74.7% | 69.7% - 79.7% | 50% | 200 |" in section
+    assert section.index("`greedy`") < section.index("`heuristic`") < section.index("`pretrained:classic-2p`")
+
+
+def test_leaderboard_refuses_a_damaged_exploit_file_in_one_line(tmp_path, capsys):
+    run = _exploit_file(tmp_path, "x", "heuristic", 0.6)
+    data = json.loads((tmp_path / "x" / "exploit.json").read_text(encoding="utf-8"))
+    data["best"]["win_rate"] = "high"
+    (tmp_path / "x" / "exploit.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["benchmark", "--leaderboard", _tiny_results(tmp_path, "a", [1, 2]), run]) == 2
+    err = capsys.readouterr().err
+    assert "exploit.json" in err and "best.win_rate must be a number" in err and len(err.strip().splitlines()) == 1
+    _exploit_file(tmp_path, "y", "heuristic", 0.6)
+    assert main(["benchmark", "--leaderboard", str(tmp_path / "y")]) == 2
+    assert "at least one uno-env benchmark result" in capsys.readouterr().err

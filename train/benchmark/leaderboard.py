@@ -6,6 +6,9 @@ per task or tasks changed) is marked, since its numbers are not comparable with 
 Results of the sample-budget protocol (``uno-env benchmark --train``) go into a section of their
 own below the agents' table: a row per run and budget (``budget_report.leaderboard_section``), and
 with ``--write`` a figure of their learning curves beside the file (``budget_report.plot_curves``).
+Approximate exploitability (``uno-env exploit``'s ``exploit.json``) adds a column per task and
+budget to the agents' table, the better best response's win rate against the row's agent, and a
+section listing every such run (``exploit_section``).
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import math
 import os
 
 from train.benchmark import budget_report
+from train.benchmark.exploit import EXPLOIT_FORMAT
 from train.benchmark.runner import RESULTS_FORMAT
 from train.errors import UsageError
 from train.json_input import check_shape, nullable, read_json_object
@@ -26,20 +30,30 @@ BUDGET_RESULTS = {"suite": str, "official": bool, "config_file": str, "algo": st
                               "score_ci95": nullable([float, float]),
                               "seeds": [{"seed": object, "decisions": float, "score": float}]}]}
 
+#: What the leaderboard reads of an ``uno-env exploit`` run's exploit.json (exploit.build_results writes it).
+EXPLOIT_RESULTS = {"target": str, "task": {"variant": str, "players": int, "rule_options": {"*": object}}, "budget": int,
+                   "parity": float, "best": {"start": str, "decisions": int, "games": int, "win_rate": float,
+                                             "ci95": [float, float]}}
+
 
 def read_results(path: str) -> dict:
-    """The results of one run: ``path`` is a results directory or its ``results.json``."""
+    """The results of one run: ``path`` is a results directory, its ``results.json`` or an ``exploit.json``."""
     file = os.path.join(path, "results.json") if os.path.isdir(path) else path
-    if os.path.isdir(path) and not os.path.exists(file):
+    if os.path.isdir(path) and not os.path.exists(file) and os.path.exists(os.path.join(path, "exploit.json")):
+        file = os.path.join(path, "exploit.json")
+    elif os.path.isdir(path) and not os.path.exists(file):
         if os.path.exists(os.path.join(path, "protocol.json")):
             raise UsageError(f"{path}: a sample-budget run not finished yet (protocol.json, no results.json); "
                              "finish it with the same uno-env benchmark --train command, or leave it out")
         raise UsageError(f"{path}: no results.json (give the --out folder of uno-env benchmark --agent or --train)")
     what = "a benchmark results file"
     results = read_json_object(file, what, UsageError)
-    if results.get("format") not in (RESULTS_FORMAT, budget_report.RESULTS_FORMAT):
-        raise UsageError(f"{file}: not {what} (written by uno-env benchmark --agent ... or --train ...)")
-    problem = check_shape(results, AGENT_RESULTS if results["format"] == RESULTS_FORMAT else BUDGET_RESULTS)
+    shapes = {RESULTS_FORMAT: AGENT_RESULTS, budget_report.RESULTS_FORMAT: BUDGET_RESULTS,
+              EXPLOIT_FORMAT: EXPLOIT_RESULTS}
+    if results.get("format") not in shapes:
+        raise UsageError(f"{file}: not {what} (written by uno-env benchmark --agent ... or --train ..., "
+                         "or uno-env exploit)")
+    problem = check_shape(results, shapes[results["format"]])
     if problem:
         raise UsageError(f"{file}: not {what} ({problem})")
     return results
@@ -50,13 +64,69 @@ def budget_runs_of(runs: list[dict]) -> list[dict]:
     return [r for r in runs if r.get("format") == budget_report.RESULTS_FORMAT]
 
 
+def exploit_runs_of(runs: list[dict]) -> list[dict]:
+    """The ``uno-env exploit`` results among ``runs``."""
+    return [r for r in runs if r.get("format") == EXPLOIT_FORMAT]
+
+
+def task_label(task: dict) -> str:
+    """``classic-2p``, with `` (options)`` when the task changes rule options."""
+    return f"{task['variant']}-{task['players']}p" + (" (options)" if task["rule_options"] else "")
+
+
+def budget_label(decisions: int) -> str:
+    """``1M``, ``500k``, or the number itself."""
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if decisions % (size // 10) == 0 and decisions >= size:
+            return f"{decisions / size:g}{suffix}"
+    return f"{decisions:,}"
+
+
+def exploit_target_of(agent: str, run: dict) -> bool:
+    """Whether ``run`` is a best response to ``agent``: its target is the spec, or the policy ``pretrained`` plays there."""
+    if run["target"] == agent:
+        return True
+    if agent != "pretrained" or not run["target"].startswith("pretrained:"):
+        return False
+    import agents
+    from uno_env import Game, RuleError
+
+    task = run["task"]
+    try:
+        return run["target"] == "pretrained:" + agents.pretrained_for(
+            Game(task["variant"], task["players"], **task["rule_options"]))
+    except (RuleError, agents.AgentSpecError, TypeError):
+        return False
+
+
+def exploit_section(runs: list[dict]) -> list[str]:
+    """Every exploit run: its target, task, budget, better start and the best response's win rate."""
+    lines = ["## Approximate exploitability", "",
+             "A best response trained against the agent in every other seat (uno-env exploit; docs/exploit.md): the "
+             "better of its starts (from scratch, or the shipped policy for the table), its win rate on fresh games "
+             "with a 95% interval. A lower bound on how far the agent can be exploited, only as good as the "
+             "learner and its budget.", "",
+             "| agent | task | budget | better start | best response wins | 95% interval | parity | games |",
+             "|---|---|---|---|---|---|---|---|"]
+    for run in sorted(runs, key=lambda r: (task_label(r["task"]), r["budget"], -r["best"]["win_rate"])):
+        best = run["best"]
+        lines.append(f"| `{run['target']}` | {task_label(run['task'])} | {budget_label(run['budget'])} | "
+                     f"{best['start']} | {best['win_rate']:.1%} | {best['ci95'][0]:.1%} - {best['ci95'][1]:.1%} | "
+                     f"{run['parity']:.0%} | {best['games']:,} |")
+    return lines
+
+
 def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> str:
-    """The leaderboard table of ``runs`` (the content of several results.json files).
+    """The leaderboard table of ``runs`` (the content of several results.json and exploit.json files).
 
     ``curves_image``: the learning-curve figure of the budget runs, relative to the leaderboard file.
     """
     if not runs:
         raise UsageError("give one or more results directories to --leaderboard")
+    exploit_runs = exploit_runs_of(runs)
+    runs = [r for r in runs if r.get("format") != EXPLOIT_FORMAT]
+    if not runs:
+        raise UsageError("--leaderboard needs at least one uno-env benchmark result beside exploit.json files")
     suites = sorted({r["suite"] for r in runs})
     if len(suites) > 1:
         raise UsageError(f"results of different suites cannot share a leaderboard: {', '.join(suites)}")
@@ -64,17 +134,28 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
     runs = [r for r in runs if r.get("format") != budget_report.RESULTS_FORMAT]
     if not runs:
         return "\n".join([f"# Leaderboard: {suites[0]}", "",
-                          *budget_report.leaderboard_section(budget_runs, curves_image)]) + "\n"
+                          *budget_report.leaderboard_section(budget_runs, curves_image),
+                          *(["", *exploit_section(exploit_runs)] if exploit_runs else [])]) + "\n"
     task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
+    exploit_columns = list(dict.fromkeys((task_label(r["task"]), r["budget"]) for r in
+                                         sorted(exploit_runs, key=lambda r: (task_label(r["task"]), r["budget"]))))
+
+    def exploit_cell(agent: str, column: tuple[str, int]) -> str:
+        found = [r for r in exploit_runs if (task_label(r["task"]), r["budget"]) == column
+                 and exploit_target_of(agent, r)]
+        return f"{max(r['best']['win_rate'] for r in found):.1%}" if found else "-"
 
     def iqm_of(run: dict) -> float:
         return run["aggregate"]["iqm"] if run["aggregate"] else -math.inf
 
     lines = [f"# Leaderboard: {suites[0]}", "",
              "IQM: interquartile mean of normalised scores over the tasks (random = 0, heuristic = 1) with its "
-             "95% stratified bootstrap interval; then each task's win rate. See docs/benchmark.md.", "",
-             "| rank | agent | IQM | 95% interval | " + " | ".join(task_ids) + " |",
-             "|---|---|---|---|" + "---|" * len(task_ids)]
+             "95% stratified bootstrap interval; then each task's win rate. See docs/benchmark.md."
+             + (" Best response: the approximate exploitability at that task and budget (the win rate of a best "
+                "response trained against the agent; see the section below)." if exploit_columns else ""), "",
+             "| rank | agent | IQM | 95% interval | " + " | ".join(task_ids)
+             + "".join(f" | best response {task} {budget_label(budget)}" for task, budget in exploit_columns) + " |",
+             "|---|---|---|---|" + "---|" * (len(task_ids) + len(exploit_columns))]
     smoke = False
     for rank, run in enumerate(sorted(runs, key=iqm_of, reverse=True), start=1):
         win_rates = {t["id"]: f"{t['win_rate']:.1%}" for t in run["tasks"]}
@@ -84,11 +165,14 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
         mark = "" if run["official"] else " *"
         smoke = smoke or not run["official"]
         lines.append(f"| {rank} | `{run['agent']}`{mark} | {iqm} | {interval} | "
-                     + " | ".join(win_rates.get(task_id, "-") for task_id in task_ids) + " |")
+                     + " | ".join(win_rates.get(task_id, "-") for task_id in task_ids)
+                     + "".join(f" | {exploit_cell(run['agent'], c)}" for c in exploit_columns) + " |")
     if smoke:
         lines += ["", "\\* not official: a subset of the suite's tasks (its IQM is over the tasks it played; \"-\" "
                   "marks a task it did not play) or fewer games per task (a smoke run); not comparable with official "
                   "numbers."]
     if budget_runs:
         lines += ["", *budget_report.leaderboard_section(budget_runs, curves_image)]
+    if exploit_runs:
+        lines += ["", *exploit_section(exploit_runs)]
     return "\n".join(lines) + "\n"

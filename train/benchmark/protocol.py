@@ -50,7 +50,7 @@ def add_parser(sub) -> None:
                       "ismcts[:key=value,...], pretrained:<name>, path/to/policy, or module:callable (a Python "
                       "callable(game, seed) returning an agent)")
     mode.add_argument("--leaderboard", nargs="+", metavar="RESULTS_DIR",
-                      help="build a Markdown leaderboard from these runs' results.json")
+                      help="build a Markdown leaderboard from these runs' results.json (and uno-env exploit's exploit.json: a best-response column and section)")
     mode.add_argument("--make-references", action="store_true",
                       help="play random and heuristic on the suite and rewrite its reference win rates "
                            "(train/benchmark/references/<suite>.json)")
