@@ -19,6 +19,11 @@ the current policy. Call it after every update (or as often as cheap): the proto
 at each of its budget and curve points the first time the count reaches one, so a policy saved at
 1M decisions of a 10M run is what a 1M run would have learned. ``export`` is only called when a
 point is due. Call it a last time at the end.
+
+Resuming: a trainer whose callable has ``resumable = True`` writes checkpoints into ``run_dir`` and,
+given ``run.resume``, continues the interrupted run from the last one, learning what the
+uninterrupted run learns (the built-in DQN, NFSP and DMC: ``train/resumable.py``). The protocol then
+keeps an interrupted seed's directory and resumes it; other trainers' interrupted seeds start over.
 """
 from __future__ import annotations
 
@@ -68,6 +73,9 @@ class TrainingRun:
     """The reporting hook (see the module docstring)."""
     progress: bool = False
     """Whether the trainer may print progress."""
+    resume: bool = False
+    """Continue the interrupted run whose checkpoint ``run_dir`` holds, if any (a trainer whose callable has
+    ``resumable = True`` writes such checkpoints; the protocol then keeps an interrupted seed's directory)."""
 
     def rules(self, num_players: int | None = None) -> RuleSet:
         """The rules at ``num_players`` seats (the home table by default)."""
@@ -102,19 +110,27 @@ def resolve_trainer(algo: str) -> Callable[[TrainingRun], PolicyFile | str]:
         raise ConfigError(str(exc).replace("agent spec", "algo", 1)) from None
 
 
-def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False) -> TrainingRun:
+def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
+                 resume: bool = False) -> TrainingRun:
     """The ``TrainingRun`` a training config describes (its budget is ``total_timesteps``)."""
     return TrainingRun(variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
                        table_sizes=tuple(cfg.player_counts), budget=cfg.total_timesteps, seed=cfg.seed,
                        league=dict(cfg.opponents), run_dir=run_dir, settings=dict(cfg.settings),
-                       config=cfg.to_dict(), report=report or (lambda decisions, export: None), progress=progress)
+                       config=cfg.to_dict(), report=report or (lambda decisions, export: None), progress=progress,
+                       resume=resume)
 
 
-def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False) -> str:
+def is_resumable(algo: str) -> bool:
+    """Whether ``algo``'s trainer resumes an interrupted run from its own checkpoint (``resumable = True``)."""
+    return getattr(resolve_trainer(algo), "resumable", False) is True
+
+
+def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
+                  resume: bool = False) -> str:
     """Train ``cfg.algo`` through the contract; the path (without extension) of the policy it returned."""
     trainer = resolve_trainer(cfg.algo)
     os.makedirs(run_dir, exist_ok=True)
-    result = trainer(training_run(cfg, run_dir, report, progress))
+    result = trainer(training_run(cfg, run_dir, report, progress, resume))
     if isinstance(result, PolicyFile):
         path = os.path.join(run_dir, "policy")
         from train import atomic

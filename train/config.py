@@ -605,6 +605,20 @@ class NfspSettings:
 
 
 @dataclass
+class ValueLearnerSettings:
+    """What the value-based learners (DQN, NFSP, DMC) share: their checkpoints (``train/resumable.py``)."""
+
+    USED_BY = ("dqn", "nfsp", "dmc")
+
+    checkpoint_every: int = setting(1_000_000, low=0, note="0: no checkpoints",
+                                    exclusive="the PPO paths checkpoint on their own schedule")
+    """(dqn, nfsp, dmc) Learner decisions per segment: each segment deals its games afresh from the seed
+    and the segment's number, and at its end the learner's state is saved, so an interrupted run
+    resumes (``uno-env train --resume``, or the protocol) exactly where the uninterrupted one goes. 0:
+    one segment, no checkpoint."""
+
+
+@dataclass
 class DmcSettings:
     """``algo: dmc``: Deep Monte-Carlo as in DouZero (``train/dmc/``): Q(s, a) of the observation and
     the action's features, learned from Monte-Carlo returns, acted on epsilon-greedily by actor processes."""
@@ -615,13 +629,13 @@ class DmcSettings:
                               exclusive="only DMC has actor processes")
     """(dmc) Actor processes playing the games with a recent copy of the network (``num_games`` split
     over them); 0 (the default) plays them in the learner's process, which was the faster on 2 cores
-    (4,800 against 2,400 decisions/s with 2 actors, docs/algorithms/dmc.md): give actors spare cores."""
+    (4,800 against 2,400 decisions/s with 2 actors, docs/results/algorithms.md): give actors spare cores."""
     dmc_epsilon: float = setting(0.01, low=0, high=1, exclusive="only DMC explores this way")
     """(dmc) Probability that an actor plays a uniformly random legal action instead of the best Q(s, a)."""
 
 
 @dataclass
-class TrainConfig(DmcSettings, NfspSettings, DqnSettings, NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, SelfPlayConfig):
+class TrainConfig(ValueLearnerSettings, DmcSettings, NfspSettings, DqnSettings, NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, SelfPlayConfig):
     """One self-play run of ``uno-env train``: MaskablePPO from sb3-contrib (``algo: sb3``) or the native PPO (``algo: ppo``).
 
     Its fields are those of ``RunConfig`` (the game, seed, evaluation, output), ``SelfPlayConfig`` (the

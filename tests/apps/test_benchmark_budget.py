@@ -328,3 +328,48 @@ def test_the_written_leaderboard_shows_the_budget_runs_learning_curves_in_one_fi
     os.remove(figure)
     assert main(["benchmark", "--leaderboard", *runs]) == 0
     assert "![" not in capsys.readouterr().out and not figure.exists()
+
+
+DQN_TINY = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=1_500, num_games=8, net_arch=[32],
+                batch_size=32, learning_starts=64, train_freq=4, checkpoint_every=500,
+                opponents={"random": 0.5, "heuristic": 0.5}, eval_games=4)
+DQN_ARGS = ["--budget", "1500", "--seeds", "1", "--points", "3", "--games-per-task", "4",
+            "--budget-games-per-task", "4", "--workers", "1", "--no-progress"]
+
+
+class _Killed(Exception):
+    """Stands for a protocol run killed part-way through a seed's training."""
+
+
+def test_a_seed_of_a_resumable_trainer_resumes_from_its_checkpoint_and_keeps_its_points(tmp_path, monkeypatch):
+    config = str(tmp_path / "dqn.yaml")
+    with open(config, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(DQN_TINY, fh)
+    whole, cut = str(tmp_path / "whole"), str(tmp_path / "cut")
+    assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", whole]) == 0
+    real = budget.run_algorithm
+    sittings = []
+
+    def killed_at_1100(cfg, run_dir, report=None, progress=False, resume=False):
+        def hook(decisions, export):
+            report(decisions, export)
+            if decisions >= 1_100:
+                raise _Killed
+        sittings.append(resume)
+        return real(cfg, run_dir, report=hook, progress=progress, resume=resume)
+
+    monkeypatch.setattr(budget, "run_algorithm", killed_at_1100)
+    with pytest.raises(_Killed):
+        main(["benchmark", "--train", config, *DQN_ARGS, "--out", cut])
+    monkeypatch.setattr(budget, "run_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or real(*a, **kw))
+    assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", cut]) == 0
+    assert sittings == [False, True]
+    assert _points(cut) == _points(whole)
+    runs = {out: os.path.join(out, "runs", os.listdir(os.path.join(out, "runs"))[0]) for out in (whole, cut)}
+    targets = [p["target"] for p in _points(whole)]
+    assert targets == [500, 1000, 1500]
+    for target in targets:  # the points of the first sitting kept, the later ones as uninterrupted
+        assert all(np.array_equal(a, b) for a, b in zip(_weights(budget.point_path(runs[cut], target)),
+                                                        _weights(budget.point_path(runs[whole], target))))
+    with open(os.path.join(runs[cut], "budget-training.json"), encoding="utf-8") as fh:
+        assert json.load(fh)["sittings"] == 2

@@ -23,7 +23,7 @@ TRAIN_KEYS = {
     "settings", "update_bfloat16", "update_compile", "device",
     "buffer_size", "learning_starts", "train_freq", "target_update_interval", "tau", "n_step", "exploration_fraction",
     "exploration_initial_eps", "exploration_final_eps", "max_grad_norm", "train_max_steps",
-    "anticipatory", "reservoir_size", "average_learning_rate", "dmc_actors", "dmc_epsilon"}
+    "anticipatory", "reservoir_size", "average_learning_rate", "dmc_actors", "dmc_epsilon", "checkpoint_every"}
 RLLIB_KEYS = {"variant", "num_players", "rule_options", "seed", "iterations", "train_batch_size", "minibatch_size",
               "num_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "net_arch",
               "num_env_runners", "eval_games", "out_dir", "run_name"}

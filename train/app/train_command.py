@@ -16,8 +16,8 @@ import time
 import agents
 from uno_env import Game
 
-from train import checkpoints, shipped_configs
-from train.algorithm import run_algorithm
+from train import checkpoints, resumable, shipped_configs
+from train.algorithm import is_resumable, run_algorithm
 from train.config import TrainConfig
 from train.errors import EXIT_INTERRUPTED, UsageError
 from train.evaluation import stats
@@ -134,14 +134,18 @@ def run(args) -> int:
 
 def _run_plug_in(cfg: TrainConfig, args) -> int:
     """A ``module:callable`` trainer through the plug-in contract: train, save, evaluate, print."""
-    if args.resume:
-        raise UsageError(f"--resume continues a run of the built-in trainers; {cfg.algo} has no checkpoints")
+    if args.resume and not is_resumable(cfg.algo):
+        raise UsageError(f"--resume continues a run of a trainer that writes checkpoints (ppo, sb3, dqn, nfsp, "
+                         f"dmc); {cfg.algo} has none")
     run_dir = os.path.join(cfg.out_dir, cfg.name)
+    if args.resume and not resumable.exists(run_dir):
+        raise UsageError(f"--resume: {run_dir} holds no checkpoint of a {cfg.algo} run (one is written every "
+                         f"checkpoint_every = {cfg.checkpoint_every:,} decisions); start the run without --resume")
     checkpoints.prepare_run_dir(cfg, run_dir)
     reported = [0]
     start = time.perf_counter()
     path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, resume=bool(args.resume))
     seconds = time.perf_counter() - start
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     agent = agents.load(path, game, seed=0)

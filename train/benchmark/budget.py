@@ -10,7 +10,7 @@ every update, the SB3 path at the start of each rollout (the update of the one b
 at the end. Reporting does not change what is learned, so the policy saved at 1M decisions of a 10M
 run is the policy of a 1M run. Updates come in whole batches, so a point is saved at the first
 report at or past it: the actual decision count (up to one batch more) is recorded and reported,
-and so is each seed's wall-clock training time.
+and so is each seed's wall-clock training time (over all its sittings, when it was resumed).
 
 Each saved policy is scored on the suite's tasks it can play (the config's variant, rule options
 and player counts): budget points with the suite's official game counts, curve points with
@@ -19,9 +19,11 @@ normalised scores over those tasks (``aggregate.py``); across seeds the report g
 a 95% Student t-interval (``budget_report.py``). Everything lives in ``--out``: ``protocol.json``
 (what this directory measures), ``runs/<stem>-budget<N>-seed<s>/`` (the training run, its
 ``points/`` policies, their ``scores/``, ``budget-training.json`` once trained), then ``results.json``,
-``results.md``, ``curve.csv`` and ``curve.png``. A re-run skips trained seeds and scored points; a
-seed interrupted while training trains again from the start, so results never depend on
-interruptions.
+``results.md``, ``curve.csv`` and ``curve.png``. A re-run skips trained seeds and scored points. A
+seed interrupted while training resumes from its last checkpoint when its trainer writes
+resumable ones (``resumable = True``: the built-in DQN, NFSP and DMC, whose resumed runs learn
+exactly what uninterrupted ones do; its points already saved are kept), and otherwise trains again
+from the start, so results never depend on interruptions.
 
 ``--only-seed S`` trains and scores one seed, so seeds can run side by side (one process per core,
 or on several machines sharing ``--out``); the summary is written once every seed is done. A seed
@@ -47,8 +49,8 @@ from dataclasses import dataclass, replace
 from uno_env import RuleSet
 from uno_env.errors import short_repr
 
-from train import atomic, shipped_configs
-from train.algorithm import run_algorithm
+from train import atomic, resumable, shipped_configs
+from train.algorithm import is_resumable, run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
 from train.benchmark.suite import Suite, Task
@@ -63,6 +65,10 @@ DEFAULT_CURVE_GAMES = 200
 OFFICIAL_SEEDS = 3
 TRAINING_RECORD = "budget-training.json"
 TRAINING_LOCK = "training.lock"
+#: Wall-clock seconds a seed has trained in earlier sittings (rewritten as it trains; read when it resumes).
+TRAINING_TIME = "training-time.json"
+#: Seconds between rewrites of ``TRAINING_TIME`` (a point saved rewrites it at once).
+TIME_WRITE_INTERVAL = 60.0
 #: What a re-run reads of a seed's training record and of a point's scores (written by this module).
 RECORD_SHAPE = {"seed": int, "points": {"*": int}, "planned_decisions": int, "trained_decisions": int,
                 "seconds": float, "samples_per_second": float}
@@ -230,10 +236,16 @@ def point_path(run_dir: str, target: int) -> str:
 
 
 class PointSaver:
-    """The training hook: saves the policy once the decision count reaches each pending point."""
+    """The training hook: saves the policy once the decision count reaches each pending point.
 
-    def __init__(self, run_dir: str, targets: list[int]):
-        self.run_dir, self.pending, self.saved, self.reported = run_dir, sorted(targets), {}, 0
+    ``kept``: points an earlier sitting of a resumed run saved (target -> decisions), not saved again.
+    ``on_report``: called after every report (the protocol keeps its clock with it).
+    """
+
+    def __init__(self, run_dir: str, targets: list[int], kept: dict[int, int] | None = None, on_report=None):
+        self.run_dir, self.saved, self.reported = run_dir, dict(kept or {}), 0
+        self.pending = sorted(t for t in targets if t not in self.saved)
+        self.on_report = on_report
 
     def __call__(self, steps: int, export) -> None:
         """Called with the trainer's decision count and a function returning the current policy file."""
@@ -244,6 +256,49 @@ class PointSaver:
             target = self.pending.pop(0)
             atomic.save_policy(policy, point_path(self.run_dir, target))
             self.saved[target] = int(steps)
+        if self.on_report is not None:
+            self.on_report(saved=policy is not None)
+
+
+def saved_points(run_dir: str, targets: list[int]) -> dict[int, int]:
+    """The points an interrupted sitting saved: target -> the decisions its policy was exported at."""
+    from agents.policy_file import PolicyFile, PolicyFileError
+
+    kept = {}
+    for target in targets:
+        path = point_path(run_dir, target)
+        if os.path.exists(path + ".json") and os.path.exists(path + ".npz"):
+            try:
+                steps = PolicyFile.read(path).metadata.get("training_steps")
+            except PolicyFileError:
+                continue  # damaged (cut by the interruption): saved again
+            if isinstance(steps, int) and not isinstance(steps, bool) and steps >= target:
+                kept[target] = steps
+    return kept
+
+
+class SittingClock:
+    """A seed's training time over its sittings: earlier ones read from ``TRAINING_TIME``, this one measured."""
+
+    def __init__(self, run_dir: str):
+        self.path = os.path.join(run_dir, TRAINING_TIME)
+        self.before, self.sittings = 0.0, 1
+        if os.path.exists(self.path):
+            earlier = read_json_object(self.path, "a seed's training time", UsageError,
+                                       {"seconds": float, "sittings": int})
+            self.before, self.sittings = float(earlier["seconds"]), int(earlier["sittings"]) + 1
+        self.start = self.last_write = time.perf_counter()
+
+    def seconds(self) -> float:
+        """Seconds trained so far, all sittings."""
+        return self.before + time.perf_counter() - self.start
+
+    def __call__(self, saved: bool = False) -> None:
+        """After a report: rewrite the file when a point was saved or a minute has passed."""
+        now = time.perf_counter()
+        if saved or now - self.last_write >= TIME_WRITE_INTERVAL:
+            self.last_write = now
+            atomic.write_json(self.path, {"seconds": round(self.seconds(), 1), "sittings": self.sittings})
 
 
 def train_seed(plan: Plan, seed: int, progress: bool = True, progress_interval: float = DEFAULT_INTERVAL) -> dict:
@@ -286,9 +341,9 @@ def _seed_lock(plan: Plan, seed: int):
         if text and 0 < int(text) != os.getpid() and _pid_running(int(text)):
             raise UsageError(f"seed {seed} is being trained by process {text} ({path}); run another seed with "
                              f"--only-seed, or delete that file if no such training runs")
-    if os.path.isdir(run_dir):  # an interrupted seed trains again from the start
+    if os.path.isdir(run_dir) and not resuming(plan, seed):  # an interrupted seed trains again from the start
         shutil.rmtree(run_dir)
-    os.makedirs(run_dir)
+    os.makedirs(run_dir, exist_ok=True)
     # "x" never overwrites a lock; two processes that start the same seed within the same instant can
     # still race past the check above, so the lock guards against a seed started twice, not a true tie
     with open(path, "x", encoding="utf-8") as fh:
@@ -300,23 +355,30 @@ def _seed_lock(plan: Plan, seed: int):
             os.remove(path)
 
 
+def resuming(plan: Plan, seed: int) -> bool:
+    """Whether the seed's run directory holds an interrupted run its trainer resumes from its checkpoint."""
+    return is_resumable(plan.config.algo) and resumable.exists(plan.run_dir(seed))
+
+
 def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: float) -> dict:
-    """Train one seed (its run directory is fresh and locked); its training record."""
+    """Train one seed (its run directory is fresh, or holds a run to resume, and is locked); its training record."""
     run_dir = plan.run_dir(seed)
     record_path = os.path.join(run_dir, TRAINING_RECORD)
     cfg = plan.seed_config(seed)
-    saver = PointSaver(run_dir, plan.targets())
+    resume = resuming(plan, seed)
+    clock = SittingClock(run_dir)  # (a fresh directory has no earlier sittings)
+    saver = PointSaver(run_dir, plan.targets(), saved_points(run_dir, plan.targets()) if resume else None, clock)
     if progress:
-        print(f"benchmark: seed {seed + 1}/{plan.seeds}: training {plan.config_file} ({cfg.algo}) to "
-              f"{cfg.total_timesteps:,} decisions in {run_dir}", flush=True)
-    start = time.perf_counter()
-    run_algorithm(cfg, run_dir, report=saver, progress=progress)  # any algorithm, through the plug-in contract
-    seconds = time.perf_counter() - start
+        print(f"benchmark: seed {seed + 1}/{plan.seeds}: {'resuming' if resume else 'training'} "
+              f"{plan.config_file} ({cfg.algo}) to {cfg.total_timesteps:,} decisions in {run_dir}", flush=True)
+    # any algorithm, through the plug-in contract
+    run_algorithm(cfg, run_dir, report=saver, progress=progress, resume=resume)
+    seconds = clock.seconds()
     if saver.pending:
         raise RuntimeError(f"seed {seed}: training ended at {saver.reported:,} decisions before the points "
                            f"{saver.pending}")
     record = {"seed": seed, "algo": cfg.algo, "run_dir": run_dir, "planned_decisions": cfg.total_timesteps,
-              "trained_decisions": saver.reported, "seconds": round(seconds, 1),
+              "trained_decisions": saver.reported, "seconds": round(seconds, 1), "sittings": clock.sittings,
               "samples_per_second": round(saver.reported / max(seconds, 1e-9), 1),
               "points": {str(t): d for t, d in sorted(saver.saved.items())}}
     atomic.write_json(record_path, record, indent=2)

@@ -11,3 +11,6 @@ def train(run: TrainingRun) -> PolicyFile:
     from train.dmc import trainer
 
     return trainer.train(run)
+
+
+train.resumable = True  # it resumes an interrupted run from its checkpoint (the protocol keeps its directory)

@@ -33,6 +33,11 @@ reproducible run). Every random choice comes from ``run.seed``: the learner's Ge
 sampling) and each actor's (``SeedSequence(seed).spawn``: exploration, seating, deals, opponents'
 seeds); torch draws the initial weights from ``manual_seed(seed)`` in a forked RNG.
 
+Checkpoints (``train/resumable.py``): the run is cut into segments of ``checkpoint_every``
+decisions, each with fresh actors and games seeded from ``(seed, segment)``; the learner's state
+(network, optimiser, ring, counters) is saved at the end of each, so ``run.resume`` continues an
+interrupted run exactly where the uninterrupted one goes.
+
 The exported policy (``export_policy``) is an action-value policy file (``network: action-value``):
 the MLP's arrays and the feature table, played with numpy by ``agents.load`` (``docs/algorithms/dmc.md``).
 """
@@ -46,6 +51,7 @@ from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
 from uno_env.action_features import action_features
 
+from train import resumable
 from train.algorithm import TrainingRun
 from train.config import ConfigError
 from train.dmc.actors import ActorProcess, ActorSpec, LocalActor
@@ -127,11 +133,8 @@ class Trainer:
                               f"{cfg.dmc_actors}: each actor plays at least one game")
         self.game = run.game()
         self.features = action_features(self.game)
-        learner_seed, *actor_seeds = np.random.SeedSequence(run.seed).spawn(1 + actors)
-        self.rng = np.random.default_rng(learner_seed)
-        shares = [cfg.num_games // actors + (j < cfg.num_games % actors) for j in range(actors)]
-        self.specs = [ActorSpec(run.variant, run.num_players, dict(run.rule_options), dict(run.league), shares[j],
-                                actor_seeds[j], cfg.dmc_epsilon, cfg.gamma) for j in range(actors)]
+        self.shares = [cfg.num_games // actors + (j < cfg.num_games % actors) for j in range(actors)]
+        self.seed_segment(0)
         self.quota = cfg.batch_size  # each actor's learner decisions per round (a weight shipment per round)
         obs_size = self.game_observation_size()
         with torch.random.fork_rng(devices=[]):  # the initial weights from the run's seed, torch's own state untouched
@@ -142,6 +145,48 @@ class Trainer:
         self.feature_table = torch.from_numpy(self.features)
         self.decisions = self.updates = 0
         self.credit = 0.0
+
+    def seed_segment(self, segment: int) -> None:
+        """The learner's Generator and the actors' specs for ``segment`` (train/resumable.py): fresh games."""
+        run, cfg = self.run, self.cfg
+        learner_seed, *actor_seeds = resumable.segment_seed(run.seed, segment).spawn(1 + len(self.shares))
+        self.segment = segment
+        self.rng = np.random.default_rng(learner_seed)
+        self.specs = [ActorSpec(run.variant, run.num_players, dict(run.rule_options), dict(run.league), share,
+                                seed, cfg.dmc_epsilon, cfg.gamma) for share, seed in zip(self.shares, actor_seeds)]
+
+    def modules(self) -> dict:
+        """What a checkpoint holds of torch."""
+        return {"net": self.net, "optimiser": self.optimiser}
+
+    def checkpoint(self) -> None:
+        """Save the learner's state for the next segment."""
+        replay = self.replay
+        resumable.save(self.run.run_dir, "dmc", self.run.config,
+                       {"decisions": self.decisions, "updates": self.updates, "credit": self.credit,
+                        "segment": self.segment + 1}, self.modules(),
+                       {"replay.obs": replay.obs[:replay.size], "replay.action": replay.action[:replay.size],
+                        "replay.ret": replay.ret[:replay.size],
+                        "replay.ring": np.array([replay.size, replay.cursor], dtype=np.int64)})
+
+    def resume(self) -> int:
+        """Load the run's checkpoint; the segment it starts."""
+        counters, arrays = resumable.load(self.run.run_dir, "dmc", self.run.config, self.modules())
+        try:
+            self.decisions, self.updates = int(counters["decisions"]), int(counters["updates"])
+            self.credit = float(counters["credit"])
+            replay = self.replay
+            replay.size, replay.cursor = (int(x) for x in arrays["replay.ring"])
+            for name in ("obs", "action", "ret"):
+                getattr(replay, name)[:replay.size] = arrays[f"replay.{name}"]
+            return int(counters["segment"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise resumable.damaged(self.run.run_dir, exc) from None
+
+    def segment_end(self) -> int:
+        """The decision count at which the current segment ends (the budget when there are no checkpoints)."""
+        every = self.cfg.checkpoint_every
+        return min(self.run.budget, (self.segment + 1) * every) if every else self.run.budget
 
     def game_observation_size(self) -> int:
         """The observation size of the run's home table."""
@@ -191,38 +236,51 @@ class Trainer:
 
     def train(self) -> PolicyFile:
         """Learn for the budget of learner decisions on the fixed schedule (module docstring); the policy."""
+        if self.run.resume and resumable.exists(self.run.run_dir):
+            self.seed_segment(self.resume())
+        with Progress("train", self.run.budget, "decisions", initial=self.decisions,
+                      enabled=self.run.progress) as bar:
+            while True:
+                self.play_segment(bar)
+                if self.decisions >= self.run.budget:
+                    break
+                self.checkpoint()  # then the next segment's games, dealt afresh
+                self.seed_segment(self.segment + 1)
+        self.run.report(self.decisions, self.export)
+        return self.export()
+
+    def play_segment(self, bar: Progress) -> None:
+        """The rounds of the current segment, its actors started at its beginning and stopped at its end."""
         actors = self.start_actors()
         local = self.cfg.dmc_actors == 0
         try:
-            with Progress("train", self.run.budget, "decisions", enabled=self.run.progress) as bar:
-                weights = self.net.arrays()
-                for actor in actors:
-                    actor.submit(weights, self.quota)
-                while True:
-                    rows = []
-                    for actor in actors:  # in actor order: the same rows whatever the processes' timing
-                        rows.append(actor.result())
-                        if not local:  # the next round at once, with the weights of before this round's learning
-                            actor.submit(weights, self.quota)
-                    new = 0
-                    for r in rows:
-                        self.replay.add(r["obs"], r["action"], r["ret"])
-                        new += len(r["action"])
-                    self.decisions += new
-                    bar.set(self.decisions)
-                    if self.decisions < self.run.budget and local:
-                        for actor in actors:  # the same weights a process would have been handed above
-                            actor.submit(weights, self.quota)
-                    if self.learn(new):
-                        weights = self.net.arrays()
-                        self.run.report(self.decisions, self.export)
-                    if self.decisions >= self.run.budget:
-                        break
+            weights = self.net.arrays()
+            for actor in actors:
+                actor.submit(weights, self.quota)
+            while True:
+                rows = []
+                for actor in actors:  # in actor order: the same rows whatever the processes' timing
+                    rows.append(actor.result())
+                    if not local:  # the next round at once, with the weights of before this round's learning
+                        actor.submit(weights, self.quota)
+                new = 0
+                for r in rows:
+                    self.replay.add(r["obs"], r["action"], r["ret"])
+                    new += len(r["action"])
+                self.decisions += new
+                bar.set(self.decisions)
+                ended = self.decisions >= self.segment_end()
+                if not ended and local:
+                    for actor in actors:  # the same weights a process would have been handed above
+                        actor.submit(weights, self.quota)
+                if self.learn(new):
+                    weights = self.net.arrays()
+                    self.run.report(self.decisions, self.export)
+                if ended:  # (a process's round already handed out is dropped with it)
+                    break
         finally:
             for actor in actors:
                 actor.close()
-        self.run.report(self.decisions, self.export)
-        return self.export()
 
 
 def train(run: TrainingRun) -> PolicyFile:

@@ -23,6 +23,11 @@ reward comes at the end of a game:
 
 Everything random comes from ``run.seed``: a numpy Generator (exploration, replay sampling, the
 league's draws), torch's seed for the initial weights, the games' and opponents' own seeds.
+
+Checkpoints (``train/resumable.py``): the run is cut into segments of ``checkpoint_every``
+decisions; each deals its games afresh from ``(seed, segment)`` with a Generator of that seed, and
+the learner's state (networks, optimiser, replay, counters) is saved at the end of each, so a run
+resumed with ``run.resume`` learns exactly what the uninterrupted run learns.
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
 from uno_env.vector import VectorGames
 
+from train import resumable
 from train.algorithm import TrainingRun
 from train.collect.seating import LEARNER, Seating
 from train.export import linear_arrays
@@ -106,11 +112,23 @@ class Replay:
         self.cursor = (i + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
 
+    FIELDS = ("obs", "mask", "action", "reward", "discount", "next_obs", "next_mask")
+
     def sample(self, rng: np.random.Generator, n: int) -> dict[str, torch.Tensor]:
         """``n`` transitions drawn uniformly (with replacement), as tensors by field name."""
         idx = rng.integers(self.size, size=n)
-        fields = ("obs", "mask", "action", "reward", "discount", "next_obs", "next_mask")
-        return {name: torch.from_numpy(getattr(self, name)[idx]) for name in fields}
+        return {name: torch.from_numpy(getattr(self, name)[idx]) for name in self.FIELDS}
+
+    def state(self, prefix: str) -> dict[str, np.ndarray]:
+        """The stored transitions and the ring's place, as arrays named ``prefix``.field (for a checkpoint)."""
+        return {**{f"{prefix}.{name}": getattr(self, name)[:self.size] for name in self.FIELDS},
+                f"{prefix}.ring": np.array([self.size, self.cursor], dtype=np.int64)}
+
+    def restore(self, arrays: dict[str, np.ndarray], prefix: str) -> None:
+        """Put back what ``state`` saved (the capacity is this run's, the same config's)."""
+        self.size, self.cursor = (int(x) for x in arrays[f"{prefix}.ring"])
+        for name in self.FIELDS:
+            getattr(self, name)[:self.size] = arrays[f"{prefix}.{name}"]
 
 
 class NStep:
@@ -153,6 +171,7 @@ class Trainer:
         self.league = Seating(run.league, self.games, self.rng, run.seed)
         self.start = max(self.cfg.learning_starts, self.cfg.batch_size)
         self.decisions = self.updates = self.credit = 0
+        self.segment = 0
 
     def epsilon(self) -> float:
         """The exploration rate now: linear from the initial to the final value over the schedule's decisions."""
@@ -241,16 +260,72 @@ class Trainer:
         """The current greedy policy as a policy file."""
         return export_policy(self.online, self.games.game, self.decisions, self.run.config)
 
+    # -- segments and checkpoints (train/resumable.py)
+
+    def begin_segment(self, segment: int) -> None:
+        """Deal every game afresh for ``segment``: its Generator, seats and deals from (seed, segment)."""
+        self.segment = segment
+        if segment == 0:  # what __init__ drew: a run without checkpoints is as before segments
+            self.games.reset(seed=self.run.seed)
+            return
+        self.rng = np.random.default_rng(resumable.segment_seed(self.run.seed, segment))
+        self.league = Seating(self.run.league, self.games, self.rng, int(self.rng.integers(2**31)))
+        self.nstep.pending.clear()  # the unfinished games' decisions: dropped, as their games are
+        self.games.reset(seed=int(self.rng.integers(2**31)))
+        for i in range(self.games.num_games):
+            self.dealt(i)
+
+    def modules(self) -> dict:
+        """What a checkpoint holds of torch: the networks and optimisers by name."""
+        return {"online": self.online, "target": self.target, "optimiser": self.optimiser}
+
+    def memories(self) -> dict[str, np.ndarray]:
+        """What a checkpoint holds of numpy: the replay."""
+        return self.replay.state("replay")
+
+    def counters(self) -> dict:
+        """What a checkpoint holds of numbers."""
+        return {"decisions": self.decisions, "updates": self.updates, "credit": self.credit, "segment": self.segment}
+
+    def restore(self, counters: dict, arrays: dict[str, np.ndarray]) -> None:
+        """Put back the numbers and memories of a checkpoint (the modules are loaded already)."""
+        self.decisions, self.updates, self.credit = (int(counters[k]) for k in ("decisions", "updates", "credit"))
+        self.replay.restore(arrays, "replay")
+
+    def checkpoint(self) -> None:
+        """Save the learner's state at the end of the current segment."""
+        resumable.save(self.run.run_dir, self.cfg.algo, self.run.config, {**self.counters(), "segment":
+                       self.segment + 1}, self.modules(), self.memories())
+
+    def resume(self) -> int:
+        """Load the run's checkpoint; the segment it starts."""
+        try:
+            counters, arrays = resumable.load(self.run.run_dir, self.cfg.algo, self.run.config, self.modules())
+            self.restore(counters, arrays)
+            return int(counters["segment"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise resumable.damaged(self.run.run_dir, exc) from None
+
+    def segment_end(self) -> int:
+        """The decision count at which the current segment ends (the budget when there are no checkpoints)."""
+        every = self.cfg.checkpoint_every
+        return min(self.run.budget, (self.segment + 1) * every) if every else self.run.budget
+
     def train(self) -> PolicyFile:
         """Learn for the budget of learner decisions, reporting after every batch of gradient steps."""
-        self.games.reset(seed=self.run.seed)
-        with Progress("train", self.run.budget, "decisions", enabled=self.run.progress) as bar:
+        resumed = self.run.resume and resumable.exists(self.run.run_dir)
+        self.begin_segment(self.resume() if resumed else 0)
+        with Progress("train", self.run.budget, "decisions", initial=self.decisions,
+                      enabled=self.run.progress) as bar:
             while self.decisions < self.run.budget:
                 made = self.step()
                 self.decisions += made
                 bar.set(self.decisions)
                 if self.learn(made):
                     self.run.report(self.decisions, self.export)
+                if self.segment_end() <= self.decisions < self.run.budget:
+                    self.checkpoint()
+                    self.begin_segment(self.segment + 1)
         self.run.report(self.decisions, self.export)
         return self.export()
 
@@ -258,3 +333,4 @@ class Trainer:
 def train(run: TrainingRun) -> PolicyFile:
     """Train a DQN on ``run`` (its hyperparameters are the config's, ``train.config.DqnSettings``); the policy."""
     return Trainer(run).train()
+

@@ -97,10 +97,23 @@ class Reservoir:
                 return
         self.obs[i], self.mask[i], self.greedy[i], self.eps[i] = obs, mask, greedy, eps
 
+    FIELDS = ("obs", "mask", "greedy", "eps")
+
     def sample(self, rng: np.random.Generator, n: int) -> dict[str, torch.Tensor]:
         """``n`` decisions drawn uniformly (with replacement), as tensors by field name."""
         idx = rng.integers(self.size, size=n)
-        return {name: torch.from_numpy(getattr(self, name)[idx]) for name in ("obs", "mask", "greedy", "eps")}
+        return {name: torch.from_numpy(getattr(self, name)[idx]) for name in self.FIELDS}
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The kept decisions and the counts, as arrays named reservoir.field (for a checkpoint)."""
+        return {**{f"reservoir.{name}": getattr(self, name)[:self.size] for name in self.FIELDS},
+                "reservoir.counts": np.array([self.size, self.seen], dtype=np.int64)}
+
+    def restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Put back what ``state`` saved."""
+        self.size, self.seen = (int(x) for x in arrays["reservoir.counts"])
+        for name in self.FIELDS:
+            getattr(self, name)[:self.size] = arrays[f"reservoir.{name}"]
 
 
 def sample_masked(rng: np.random.Generator, log_probs: np.ndarray) -> np.ndarray:
@@ -197,6 +210,24 @@ class Trainer(dqn.Trainer):
                 self.update_average()
                 ran += 1
         return ran
+
+    def modules(self) -> dict:
+        """The DQN's networks and optimiser, and the average policy's."""
+        return {**super().modules(), "average": self.average, "average_optimiser": self.average_optimiser}
+
+    def memories(self) -> dict[str, np.ndarray]:
+        """The replay and the reservoir."""
+        return {**super().memories(), **self.reservoir.state()}
+
+    def counters(self) -> dict:
+        """The DQN's counters and the average policy's steps."""
+        return {**super().counters(), "average_updates": self.average_updates}
+
+    def restore(self, counters: dict, arrays: dict[str, np.ndarray]) -> None:
+        """The DQN's state, the reservoir and the average policy's step count."""
+        super().restore(counters, arrays)
+        self.reservoir.restore(arrays)
+        self.average_updates = int(counters["average_updates"])
 
     def export(self) -> PolicyFile:
         """The current average policy as a policy file (what NFSP reports and returns)."""

@@ -1,0 +1,135 @@
+"""Checkpoints of the value-based learners (DQN, NFSP, DMC; train/resumable.py): a resumed run is the uninterrupted one."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from agents.policy_file import PolicyFile
+from train import resumable
+from train.algorithm import is_resumable, run_algorithm
+from train.config import ConfigError, TrainConfig
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+LEAGUE = {"random": 0.5, "heuristic": 0.3, "self": 0.2}
+#: Tiny runs cut into segments of 500 decisions (three segments, two checkpoints).
+TINY = {
+    "dqn": dict(algo="dqn", total_timesteps=1_500, num_games=8, net_arch=[32], batch_size=32, learning_starts=64,
+                train_freq=4, checkpoint_every=500, opponents=LEAGUE),
+    "nfsp": dict(algo="nfsp", total_timesteps=1_500, num_games=8, net_arch=[32], batch_size=32, learning_starts=64,
+                 train_freq=4, anticipatory=0.5, checkpoint_every=500, opponents=LEAGUE),
+    "dmc": dict(algo="dmc", total_timesteps=1_500, num_games=8, net_arch=[32], batch_size=64, dmc_actors=0,
+                checkpoint_every=500, opponents=LEAGUE),
+}
+
+
+class Interrupted(Exception):
+    """Stands for a run killed part-way."""
+
+
+def _config(algo: str, tmp_path, **kw) -> TrainConfig:
+    return TrainConfig.from_dict({"variant": "classic", "num_players": 2, **TINY[algo], "out_dir": str(tmp_path),
+                                  **kw})
+
+
+def _weights(path: str) -> list[np.ndarray]:
+    return PolicyFile.read(path).weights
+
+
+def _interrupted_then_resumed(cfg: TrainConfig, run_dir: str, stop_after: int) -> tuple[str, list[int]]:
+    """Train until ``stop_after`` decisions are reported, then resume; the policy and every count reported."""
+    counts = []
+
+    def stop(decisions, export):
+        counts.append(decisions)
+        if decisions >= stop_after:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        run_algorithm(cfg, run_dir, report=stop)
+    assert resumable.exists(run_dir)
+    path = run_algorithm(cfg, run_dir, report=lambda d, export: counts.append(d), resume=True)
+    return path, counts
+
+
+@pytest.mark.parametrize("algo", ["dqn", "nfsp", "dmc"])
+def test_a_run_resumed_from_its_checkpoint_learns_what_the_uninterrupted_run_learns(algo, tmp_path):
+    cfg = _config(algo, tmp_path)
+    whole = run_algorithm(cfg, str(tmp_path / "whole"))
+    resumed, counts = _interrupted_then_resumed(cfg, str(tmp_path / "cut"), stop_after=1_100)
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(whole), _weights(resumed)))
+    # the second sitting starts at the last checkpoint (1,000 decisions in), not at zero
+    restart = next(i for i in range(1, len(counts)) if counts[i] < counts[i - 1])
+    assert 1_000 <= counts[restart] < counts[restart - 1]
+    meta = json.loads(open(os.path.join(tmp_path, "cut", "checkpoints", "learner.json"), encoding="utf-8").read())
+    assert meta["algo"] == algo and meta["counters"]["segment"] == 2 and meta["counters"]["decisions"] >= 1_000
+
+
+@pytest.mark.parametrize("algo", ["dqn", "dmc"])
+def test_without_resume_or_without_a_checkpoint_a_run_starts_from_zero(algo, tmp_path):
+    cfg = _config(algo, tmp_path)
+    whole = run_algorithm(cfg, str(tmp_path / "a"))
+    again = run_algorithm(cfg, str(tmp_path / "a"))  # a checkpoint is there, but resume was not asked
+    fresh = run_algorithm(cfg, str(tmp_path / "b"), resume=True)  # asked, but nothing to resume
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(whole), _weights(again)))
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(whole), _weights(fresh)))
+
+
+def test_checkpoint_every_zero_writes_none_and_the_builtins_say_they_resume(tmp_path):
+    run_algorithm(_config("dqn", tmp_path, checkpoint_every=0), str(tmp_path / "none"))
+    assert not resumable.exists(str(tmp_path / "none"))
+    assert all(is_resumable(a) for a in ("dqn", "nfsp", "dmc")) and not any(is_resumable(a) for a in ("ppo", "sb3"))
+
+
+def test_a_resume_under_another_config_or_from_a_damaged_checkpoint_is_one_error(tmp_path):
+    cfg = _config("dqn", tmp_path)
+    run_dir = str(tmp_path / "run")
+    run_algorithm(cfg, run_dir)
+    other = TrainConfig.from_dict({**cfg.to_dict(), "learning_rate": 0.01})
+    with pytest.raises(ConfigError, match="another config .*learning_rate"):
+        run_algorithm(other, run_dir, resume=True)
+    with pytest.raises(ConfigError, match="of algo 'dqn', not 'dmc'"):
+        run_algorithm(_config("dmc", tmp_path), run_dir, resume=True)
+    with open(os.path.join(run_dir, "checkpoints", "memory.npz"), "r+b") as fh:
+        fh.truncate(100)
+    with pytest.raises(ConfigError, match="damaged"):
+        run_algorithm(cfg, run_dir, resume=True)
+    with open(os.path.join(run_dir, "checkpoints", "learner.json"), "w", encoding="utf-8") as fh:
+        fh.write("[1, 2")
+    with pytest.raises(ConfigError, match="cannot be read"):
+        run_algorithm(cfg, run_dir, resume=True)
+
+
+@pytest.mark.slow
+def test_dmc_segments_with_an_actor_process_give_the_weights_of_the_in_process_actor(tmp_path):
+    local = run_algorithm(_config("dmc", tmp_path), str(tmp_path / "local"))
+    process = run_algorithm(_config("dmc", tmp_path, dmc_actors=1), str(tmp_path / "process"))
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(local), _weights(process)))
+
+
+def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp_path, capsys):
+    import yaml
+
+    from train.app.cli import main
+
+    config = tmp_path / "dqn.yaml"
+    config.write_text(yaml.safe_dump({**TINY["dqn"], "variant": "classic", "num_players": 2, "eval_games": 4,
+                                      "out_dir": str(tmp_path / "runs"), "run_name": "d"}), encoding="utf-8")
+    assert main(["train", "--config", str(config), "--no-progress"]) == 0
+    whole = _weights(str(tmp_path / "runs" / "d" / "policy"))
+    # the run's checkpoint is the one before its last segment: resuming it trains that segment again, alike
+    assert main(["train", "--resume", str(tmp_path / "runs" / "d"), "--no-progress"]) == 0
+    assert all(np.array_equal(a, b) for a, b in zip(whole, _weights(str(tmp_path / "runs" / "d" / "policy"))))
+    capsys.readouterr()
+    config.write_text(yaml.safe_dump({**TINY["dqn"], "checkpoint_every": 0, "out_dir": str(tmp_path / "runs"),
+                                      "run_name": "e"}), encoding="utf-8")
+    assert main(["train", "--config", str(config), "--no-progress"]) == 0
+    assert main(["train", "--resume", str(tmp_path / "runs" / "e"), "--no-progress"]) == 2
+    assert "holds no checkpoint of a dqn run" in capsys.readouterr().err
+    config.write_text(yaml.safe_dump({"algo": "examples.pg_plugin:train", "total_timesteps": 200, "eval_games": 2,
+                                      "out_dir": str(tmp_path / "runs"), "run_name": "p"}), encoding="utf-8")
+    assert main(["train", "--config", str(config), "--resume", str(tmp_path / "runs" / "p"), "--no-progress"]) == 2
+    assert "examples.pg_plugin:train has none" in capsys.readouterr().err
