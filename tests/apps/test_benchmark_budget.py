@@ -373,3 +373,31 @@ def test_a_seed_of_a_resumable_trainer_resumes_from_its_checkpoint_and_keeps_its
                                                         _weights(budget.point_path(runs[whole], target))))
     with open(os.path.join(runs[cut], "budget-training.json"), encoding="utf-8") as fh:
         assert json.load(fh)["sittings"] == 2
+
+
+def test_a_resumable_seed_that_lost_a_point_before_its_checkpoint_trains_again_from_the_start(tmp_path,
+                                                                                             monkeypatch):
+    config = str(tmp_path / "dqn.yaml")
+    with open(config, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(DQN_TINY, fh)
+    out = str(tmp_path / "cut")
+    real = budget.run_algorithm
+
+    def killed_at_1100(cfg, run_dir, report=None, progress=False, resume=False):
+        def hook(decisions, export):
+            report(decisions, export)
+            if decisions >= 1_100:
+                raise _Killed
+        return real(cfg, run_dir, report=hook, progress=progress, resume=resume)
+
+    monkeypatch.setattr(budget, "run_algorithm", killed_at_1100)
+    with pytest.raises(_Killed):
+        main(["benchmark", "--train", config, *DQN_ARGS, "--out", out])
+    run_dir = os.path.join(out, "runs", os.listdir(os.path.join(out, "runs"))[0])
+    os.remove(budget.point_path(run_dir, 500) + ".npz")  # the point at 500 decisions, before the checkpoint at 1,000
+    plan = budget.make_plan(config, ["1500"], 1, UNO_SUITE_V1, out, points=3, curve_games=4, budget_games=4)
+    assert budget.resumable.exists(run_dir) and not budget.resuming(plan, 0)
+    monkeypatch.undo()
+    assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", out]) == 0
+    with open(os.path.join(run_dir, "budget-training.json"), encoding="utf-8") as fh:
+        assert json.load(fh)["sittings"] == 1  # trained again from the start, in one sitting

@@ -314,6 +314,15 @@ def test_leaderboard_shows_exploit_runs_as_a_best_response_column_and_a_section(
     assert section.index("`greedy`") < section.index("`heuristic`") < section.index("`pretrained:classic-2p`")
 
 
+def test_exploit_columns_keep_rule_options_apart():
+    from train.benchmark.leaderboard import task_label
+
+    plain = {"variant": "classic", "players": 2, "rule_options": {}}
+    house = {"variant": "classic", "players": 2, "rule_options": {"stacking": "any", "draw_until_playable": True}}
+    assert task_label(plain) == "classic-2p"
+    assert task_label(house) == "classic-2p (draw_until_playable=true, stacking=any)"
+
+
 def test_leaderboard_refuses_a_damaged_exploit_file_in_one_line(tmp_path, capsys):
     run = _exploit_file(tmp_path, "x", "heuristic", 0.6)
     data = json.loads((tmp_path / "x" / "exploit.json").read_text(encoding="utf-8"))

@@ -89,12 +89,21 @@ def test_a_resume_under_another_config_or_from_a_damaged_checkpoint_is_one_error
     run_dir = str(tmp_path / "run")
     run_algorithm(cfg, run_dir)
     other = TrainConfig.from_dict({**cfg.to_dict(), "learning_rate": 0.01})
-    with pytest.raises(ConfigError, match="another config .*learning_rate"):
+    with pytest.raises(ConfigError, match="another config .*learning_rate") as refused:
         run_algorithm(other, run_dir, resume=True)
+    assert "does not fit" not in str(refused.value)  # one message, not one wrapped in another
     with pytest.raises(ConfigError, match="of algo 'dqn', not 'dmc'"):
         run_algorithm(_config("dmc", tmp_path), run_dir, resume=True)
-    with open(os.path.join(run_dir, "checkpoints", "memory.npz"), "r+b") as fh:
-        fh.truncate(100)
+    meta = resumable.read_meta(run_dir)
+    memory = os.path.join(run_dir, "checkpoints", meta["files"]["memory"])
+    assert sorted(os.listdir(os.path.join(run_dir, "checkpoints"))) == sorted([*meta["files"].values(), "learner.json"])
+    intact = open(memory, "rb").read()
+    # a member of another shape than the learner's buffer: refused before anything is read into it
+    np.savez(memory, **{"replay.obs": np.zeros((3, 7), np.float32)})
+    with pytest.raises(ConfigError, match=r"damaged .*replay.obs.npy holds float32\[3, 7\]"):
+        run_algorithm(cfg, run_dir, resume=True)
+    with open(memory, "wb") as fh:
+        fh.write(intact[:100])
     with pytest.raises(ConfigError, match="damaged"):
         run_algorithm(cfg, run_dir, resume=True)
     with open(os.path.join(run_dir, "checkpoints", "learner.json"), "w", encoding="utf-8") as fh:
@@ -124,6 +133,11 @@ def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp
     assert main(["train", "--resume", str(tmp_path / "runs" / "d"), "--no-progress"]) == 0
     assert all(np.array_equal(a, b) for a, b in zip(whole, _weights(str(tmp_path / "runs" / "d" / "policy"))))
     capsys.readouterr()
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**TINY["dqn"], "out_dir": str(tmp_path / "runs"), "run_name": "x"}),
+                     encoding="utf-8")
+    assert main(["train", "--config", str(other), "--resume", str(tmp_path / "runs" / "d"), "--no-progress"]) == 2
+    assert "names another run than the config's" in capsys.readouterr().err
     config.write_text(yaml.safe_dump({**TINY["dqn"], "checkpoint_every": 0, "out_dir": str(tmp_path / "runs"),
                                       "run_name": "e"}), encoding="utf-8")
     assert main(["train", "--config", str(config), "--no-progress"]) == 0
@@ -133,3 +147,23 @@ def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp
                                       "out_dir": str(tmp_path / "runs"), "run_name": "p"}), encoding="utf-8")
     assert main(["train", "--config", str(config), "--resume", str(tmp_path / "runs" / "p"), "--no-progress"]) == 2
     assert "examples.pg_plugin:train has none" in capsys.readouterr().err
+
+
+def test_a_checkpoint_cut_while_written_leaves_the_previous_one_whole(tmp_path, monkeypatch):
+    cfg = _config("dqn", tmp_path)
+    whole = run_algorithm(cfg, str(tmp_path / "whole"))
+    run_dir, savez, calls = str(tmp_path / "cut"), np.savez, []
+
+    def cut_second(*args, **kw):  # the second checkpoint dies in the middle of its memory file
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return savez(*args, **kw)
+
+    monkeypatch.setattr(resumable.np, "savez", cut_second)
+    with pytest.raises(KeyboardInterrupt):
+        run_algorithm(cfg, run_dir)
+    monkeypatch.undo()
+    assert resumable.read_meta(run_dir)["counters"]["segment"] == 1  # still the first, complete checkpoint
+    resumed = run_algorithm(cfg, run_dir, resume=True)
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(whole), _weights(resumed)))

@@ -136,8 +136,11 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
     """A ``module:callable`` trainer through the plug-in contract: train, save, evaluate, print."""
     if args.resume and not is_resumable(cfg.algo):
         raise UsageError(f"--resume continues a run of a trainer that writes checkpoints (ppo, sb3, dqn, nfsp, "
-                         f"dmc); {cfg.algo} has none")
+                         f"dmc, or a plug-in with resumable = True); {cfg.algo} has none")
     run_dir = os.path.join(cfg.out_dir, cfg.name)
+    if args.resume and os.path.abspath(checkpoints.run_dir_of(args.resume)) != os.path.abspath(run_dir):
+        raise UsageError(f"--resume {args.resume} names another run than the config's {run_dir}; give --resume "
+                         "alone (the run's own config.yaml is used), or the config that started that run")
     if args.resume and not resumable.exists(run_dir):
         raise UsageError(f"--resume: {run_dir} holds no checkpoint of a {cfg.algo} run (one is written every "
                          f"checkpoint_every = {cfg.checkpoint_every:,} decisions); start the run without --resume")

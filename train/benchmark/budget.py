@@ -288,6 +288,7 @@ class SittingClock:
                                        {"seconds": float, "sittings": int})
             self.before, self.sittings = float(earlier["seconds"]), int(earlier["sittings"]) + 1
         self.start = self.last_write = time.perf_counter()
+        self(saved=True)  # this sitting counts even if it dies before its first minute
 
     def seconds(self) -> float:
         """Seconds trained so far, all sittings."""
@@ -356,8 +357,17 @@ def _seed_lock(plan: Plan, seed: int):
 
 
 def resuming(plan: Plan, seed: int) -> bool:
-    """Whether the seed's run directory holds an interrupted run its trainer resumes from its checkpoint."""
-    return is_resumable(plan.config.algo) and resumable.exists(plan.run_dir(seed))
+    """Whether the seed's run directory holds an interrupted run its trainer resumes from its checkpoint.
+
+    Only if every point up to the checkpoint is saved: a point lost with the interruption would be saved
+    again later than the uninterrupted run saves it, so such a seed trains again from the start.
+    """
+    run_dir = plan.run_dir(seed)
+    if not (is_resumable(plan.config.algo) and resumable.exists(run_dir)):
+        return False
+    reached = resumable.checkpoint_decisions(run_dir)
+    kept = saved_points(run_dir, plan.targets())
+    return reached is not None and all(t in kept for t in plan.targets() if t <= reached)
 
 
 def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: float) -> dict:

@@ -12,6 +12,7 @@ section listing every such run (``exploit_section``).
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 
@@ -70,8 +71,10 @@ def exploit_runs_of(runs: list[dict]) -> list[dict]:
 
 
 def task_label(task: dict) -> str:
-    """``classic-2p``, with `` (options)`` when the task changes rule options."""
-    return f"{task['variant']}-{task['players']}p" + (" (options)" if task["rule_options"] else "")
+    """``classic-2p``, with its rule options when it changes any: ``classic-2p (stacking=any)``."""
+    options = ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
+                        for k, v in sorted(task["rule_options"].items()))
+    return f"{task['variant']}-{task['players']}p" + (f" ({options})" if options else "")
 
 
 def budget_label(decisions: int) -> str:

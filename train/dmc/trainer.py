@@ -99,6 +99,8 @@ def export_policy(net: QNetwork, game: Game, features: np.ndarray, decisions: in
 class Replay:
     """The latest rows (observation, action, return) in preallocated numpy arrays, used as a ring."""
 
+    FIELDS = ("obs", "action", "ret")
+
     def __init__(self, capacity: int, obs_size: int):
         self.capacity, self.size, self.cursor = capacity, 0, 0
         self.obs = np.zeros((capacity, obs_size), dtype=np.float32)
@@ -164,23 +166,23 @@ class Trainer:
         replay = self.replay
         resumable.save(self.run.run_dir, "dmc", self.run.config,
                        {"decisions": self.decisions, "updates": self.updates, "credit": self.credit,
-                        "segment": self.segment + 1}, self.modules(),
-                       {"replay.obs": replay.obs[:replay.size], "replay.action": replay.action[:replay.size],
-                        "replay.ret": replay.ret[:replay.size],
-                        "replay.ring": np.array([replay.size, replay.cursor], dtype=np.int64)})
+                        "replay": [replay.size, replay.cursor], "segment": self.segment + 1}, self.modules(),
+                       {f"replay.{name}": getattr(replay, name)[:replay.size] for name in Replay.FIELDS})
 
     def resume(self) -> int:
         """Load the run's checkpoint; the segment it starts."""
-        counters, arrays = resumable.load(self.run.run_dir, "dmc", self.run.config, self.modules())
+        replay = self.replay
+        counters, rows = resumable.load(self.run.run_dir, "dmc", self.run.config, self.modules(),
+                                        {f"replay.{name}": getattr(replay, name) for name in Replay.FIELDS})
         try:
             self.decisions, self.updates = int(counters["decisions"]), int(counters["updates"])
             self.credit = float(counters["credit"])
-            replay = self.replay
-            replay.size, replay.cursor = (int(x) for x in arrays["replay.ring"])
-            for name in ("obs", "action", "ret"):
-                getattr(replay, name)[:replay.size] = arrays[f"replay.{name}"]
+            replay.size, replay.cursor = resumable.check_ring(self.run.run_dir, "replay", counters["replay"],
+                                                              replay.capacity, rows["replay.obs"])
             return int(counters["segment"])
         except (KeyError, ValueError, TypeError) as exc:
+            if isinstance(exc, resumable.ConfigError):
+                raise
             raise resumable.damaged(self.run.run_dir, exc) from None
 
     def segment_end(self) -> int:

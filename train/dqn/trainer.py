@@ -119,16 +119,13 @@ class Replay:
         idx = rng.integers(self.size, size=n)
         return {name: torch.from_numpy(getattr(self, name)[idx]) for name in self.FIELDS}
 
-    def state(self, prefix: str) -> dict[str, np.ndarray]:
-        """The stored transitions and the ring's place, as arrays named ``prefix``.field (for a checkpoint)."""
-        return {**{f"{prefix}.{name}": getattr(self, name)[:self.size] for name in self.FIELDS},
-                f"{prefix}.ring": np.array([self.size, self.cursor], dtype=np.int64)}
+    def stored(self, prefix: str) -> dict[str, np.ndarray]:
+        """The stored transitions, named ``prefix``.field (views: what a checkpoint writes)."""
+        return {f"{prefix}.{name}": getattr(self, name)[:self.size] for name in self.FIELDS}
 
-    def restore(self, arrays: dict[str, np.ndarray], prefix: str) -> None:
-        """Put back what ``state`` saved (the capacity is this run's, the same config's)."""
-        self.size, self.cursor = (int(x) for x in arrays[f"{prefix}.ring"])
-        for name in self.FIELDS:
-            getattr(self, name)[:self.size] = arrays[f"{prefix}.{name}"]
+    def buffers(self, prefix: str) -> dict[str, np.ndarray]:
+        """The whole arrays by the same names (what a checkpoint is read into)."""
+        return {f"{prefix}.{name}": getattr(self, name) for name in self.FIELDS}
 
 
 class NStep:
@@ -281,29 +278,38 @@ class Trainer:
 
     def memories(self) -> dict[str, np.ndarray]:
         """What a checkpoint holds of numpy: the replay."""
-        return self.replay.state("replay")
+        return self.replay.stored("replay")
+
+    def buffers(self) -> dict[str, np.ndarray]:
+        """Where a checkpoint's arrays are read into."""
+        return self.replay.buffers("replay")
 
     def counters(self) -> dict:
         """What a checkpoint holds of numbers."""
-        return {"decisions": self.decisions, "updates": self.updates, "credit": self.credit, "segment": self.segment}
+        return {"decisions": self.decisions, "updates": self.updates, "credit": self.credit,
+                "replay": [self.replay.size, self.replay.cursor]}
 
-    def restore(self, counters: dict, arrays: dict[str, np.ndarray]) -> None:
-        """Put back the numbers and memories of a checkpoint (the modules are loaded already)."""
+    def restore(self, counters: dict, rows: dict[str, int]) -> None:
+        """Put back the numbers of a checkpoint (the modules and memories are loaded already)."""
         self.decisions, self.updates, self.credit = (int(counters[k]) for k in ("decisions", "updates", "credit"))
-        self.replay.restore(arrays, "replay")
+        self.replay.size, self.replay.cursor = resumable.check_ring(
+            self.run.run_dir, "replay", counters["replay"], self.replay.capacity, rows["replay.obs"])
 
     def checkpoint(self) -> None:
         """Save the learner's state at the end of the current segment."""
-        resumable.save(self.run.run_dir, self.cfg.algo, self.run.config, {**self.counters(), "segment":
-                       self.segment + 1}, self.modules(), self.memories())
+        resumable.save(self.run.run_dir, self.cfg.algo, self.run.config,
+                       {**self.counters(), "segment": self.segment + 1}, self.modules(), self.memories())
 
     def resume(self) -> int:
         """Load the run's checkpoint; the segment it starts."""
+        counters, rows = resumable.load(self.run.run_dir, self.cfg.algo, self.run.config, self.modules(),
+                                        self.buffers())
         try:
-            counters, arrays = resumable.load(self.run.run_dir, self.cfg.algo, self.run.config, self.modules())
-            self.restore(counters, arrays)
+            self.restore(counters, rows)
             return int(counters["segment"])
         except (KeyError, ValueError, TypeError) as exc:
+            if isinstance(exc, resumable.ConfigError):
+                raise
             raise resumable.damaged(self.run.run_dir, exc) from None
 
     def segment_end(self) -> int:

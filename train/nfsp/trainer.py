@@ -104,16 +104,13 @@ class Reservoir:
         idx = rng.integers(self.size, size=n)
         return {name: torch.from_numpy(getattr(self, name)[idx]) for name in self.FIELDS}
 
-    def state(self) -> dict[str, np.ndarray]:
-        """The kept decisions and the counts, as arrays named reservoir.field (for a checkpoint)."""
-        return {**{f"reservoir.{name}": getattr(self, name)[:self.size] for name in self.FIELDS},
-                "reservoir.counts": np.array([self.size, self.seen], dtype=np.int64)}
+    def stored(self) -> dict[str, np.ndarray]:
+        """The kept decisions, named reservoir.field (views: what a checkpoint writes)."""
+        return {f"reservoir.{name}": getattr(self, name)[:self.size] for name in self.FIELDS}
 
-    def restore(self, arrays: dict[str, np.ndarray]) -> None:
-        """Put back what ``state`` saved."""
-        self.size, self.seen = (int(x) for x in arrays["reservoir.counts"])
-        for name in self.FIELDS:
-            getattr(self, name)[:self.size] = arrays[f"reservoir.{name}"]
+    def buffers(self) -> dict[str, np.ndarray]:
+        """The whole arrays by the same names (what a checkpoint is read into)."""
+        return {f"reservoir.{name}": getattr(self, name) for name in self.FIELDS}
 
 
 def sample_masked(rng: np.random.Generator, log_probs: np.ndarray) -> np.ndarray:
@@ -217,16 +214,25 @@ class Trainer(dqn.Trainer):
 
     def memories(self) -> dict[str, np.ndarray]:
         """The replay and the reservoir."""
-        return {**super().memories(), **self.reservoir.state()}
+        return {**super().memories(), **self.reservoir.stored()}
+
+    def buffers(self) -> dict[str, np.ndarray]:
+        """Where a checkpoint's replay and reservoir are read into."""
+        return {**super().buffers(), **self.reservoir.buffers()}
 
     def counters(self) -> dict:
-        """The DQN's counters and the average policy's steps."""
-        return {**super().counters(), "average_updates": self.average_updates}
+        """The DQN's counters, the reservoir's counts and the average policy's steps."""
+        return {**super().counters(), "average_updates": self.average_updates,
+                "reservoir": [self.reservoir.size, self.reservoir.seen]}
 
-    def restore(self, counters: dict, arrays: dict[str, np.ndarray]) -> None:
-        """The DQN's state, the reservoir and the average policy's step count."""
-        super().restore(counters, arrays)
-        self.reservoir.restore(arrays)
+    def restore(self, counters: dict, rows: dict[str, int]) -> None:
+        """The DQN's state, the reservoir's counts and the average policy's step count."""
+        super().restore(counters, rows)
+        size, seen = (int(x) for x in counters["reservoir"])
+        if size != rows["reservoir.obs"] or not 0 <= size <= self.reservoir.capacity or seen < size:
+            raise ValueError(f"reservoir: counts {counters['reservoir']!r} do not fit its "
+                             f"{self.reservoir.capacity:,} rows ({rows['reservoir.obs']:,} stored)")
+        self.reservoir.size, self.reservoir.seen = size, seen
         self.average_updates = int(counters["average_updates"])
 
     def export(self) -> PolicyFile:
