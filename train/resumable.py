@@ -19,6 +19,7 @@ naming the keys that differ; a damaged or foreign checkpoint is one error line. 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -41,6 +42,22 @@ _FILE_NAME = {"tensors": re.compile(r"learner-[0-9]{1,12}\.pt"), "memory": re.co
 def segment_seed(seed: int, segment: int) -> np.random.SeedSequence:
     """The seed of segment ``segment`` of a run seeded ``seed`` (segment 0: the run's own seed, as before segments)."""
     return np.random.SeedSequence(seed if segment == 0 else [seed, segment])
+
+
+def segment_end(segment: int, every: int, budget: int) -> int:
+    """The decision count at which ``segment`` ends (the budget when ``every`` is 0: no checkpoints)."""
+    return min(budget, (segment + 1) * every) if every else budget
+
+
+@contextlib.contextmanager
+def fitting(run_dir: str):
+    """Turn a checkpoint's contents that do not fit the learner (KeyError, ValueError, TypeError) into one error."""
+    try:
+        yield
+    except ConfigError:
+        raise
+    except (KeyError, ValueError, TypeError) as exc:
+        raise damaged(run_dir, exc) from None
 
 
 def folder(run_dir: str) -> str:

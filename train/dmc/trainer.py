@@ -174,21 +174,16 @@ class Trainer:
         replay = self.replay
         counters, rows = resumable.load(self.run.run_dir, "dmc", self.run.config, self.modules(),
                                         {f"replay.{name}": getattr(replay, name) for name in Replay.FIELDS})
-        try:
+        with resumable.fitting(self.run.run_dir):
             self.decisions, self.updates = int(counters["decisions"]), int(counters["updates"])
             self.credit = float(counters["credit"])
             replay.size, replay.cursor = resumable.check_ring(self.run.run_dir, "replay", counters["replay"],
                                                               replay.capacity, rows["replay.obs"])
             return int(counters["segment"])
-        except (KeyError, ValueError, TypeError) as exc:
-            if isinstance(exc, resumable.ConfigError):
-                raise
-            raise resumable.damaged(self.run.run_dir, exc) from None
 
     def segment_end(self) -> int:
-        """The decision count at which the current segment ends (the budget when there are no checkpoints)."""
-        every = self.cfg.checkpoint_every
-        return min(self.run.budget, (self.segment + 1) * every) if every else self.run.budget
+        """The decision count at which the current segment ends."""
+        return resumable.segment_end(self.segment, self.cfg.checkpoint_every, self.run.budget)
 
     def game_observation_size(self) -> int:
         """The observation size of the run's home table."""

@@ -304,18 +304,13 @@ class Trainer:
         """Load the run's checkpoint; the segment it starts."""
         counters, rows = resumable.load(self.run.run_dir, self.cfg.algo, self.run.config, self.modules(),
                                         self.buffers())
-        try:
+        with resumable.fitting(self.run.run_dir):
             self.restore(counters, rows)
             return int(counters["segment"])
-        except (KeyError, ValueError, TypeError) as exc:
-            if isinstance(exc, resumable.ConfigError):
-                raise
-            raise resumable.damaged(self.run.run_dir, exc) from None
 
     def segment_end(self) -> int:
-        """The decision count at which the current segment ends (the budget when there are no checkpoints)."""
-        every = self.cfg.checkpoint_every
-        return min(self.run.budget, (self.segment + 1) * every) if every else self.run.budget
+        """The decision count at which the current segment ends."""
+        return resumable.segment_end(self.segment, self.cfg.checkpoint_every, self.run.budget)
 
     def train(self) -> PolicyFile:
         """Learn for the budget of learner decisions, reporting after every batch of gradient steps."""
