@@ -22,7 +22,8 @@ import yaml
 from uno_env import Game
 
 from train import atomic
-from train.config import PpoSettings, RunConfig, setting, setting_like
+from train.config import PpoSettings, RunConfig
+from train.config_model import setting, setting_like
 from train.errors import UsageError
 from train.scaleout import INSTALL_HINT, LOCAL, require_ray, session
 
@@ -36,7 +37,7 @@ class RllibConfig(PpoSettings, RunConfig):
 
     Its fields are those of ``train.config.RunConfig`` (the game, seed, evaluation, output) and
     ``train.config.PpoSettings`` (PPO's loss and network, as in the native trainer), and RLlib's own below;
-    loaded and checked as every config is (``train.config.ConfigModel``).
+    loaded and checked as every config is (``train.config_model.ConfigModel``).
     """
 
     LABEL = "RLlib config"
