@@ -11,18 +11,18 @@ import shutil
 import numpy as np
 import pytest
 import yaml
+from tiny_configs import BUDGET_PPO
 
 from agents.policy_file import PolicyFile
-from train.ppo import trainer as native_ppo
+
+from train.app.cli import main
 from train.benchmark import budget
-from train.benchmark.budget_report import t_interval, t_quantile_975
+from train.benchmark.budget_report import curve_panels, leaderboard_section, plot_curves, t_interval, t_quantile_975
 from train.benchmark.runner import build_results, write_results
 from train.benchmark.suite import HOUSE_RULES, UNO_SUITE_V1
-from train.app.cli import main
 from train.config import TrainConfig
 from train.errors import UsageError
-
-from tiny_configs import BUDGET_PPO
+from train.ppo import trainer as native_ppo
 
 pytestmark = pytest.mark.slow  # trains under the sample-budget protocol: left out of make test-quick
 
@@ -328,6 +328,33 @@ def test_the_written_leaderboard_shows_the_budget_runs_learning_curves_in_one_fi
     os.remove(figure)
     assert main(["benchmark", "--leaderboard", *runs]) == 0
     assert "![" not in capsys.readouterr().out and not figure.exists()
+
+
+def _budget_run(config: str, tasks: list[str], scores: dict[int, float]) -> dict:
+    """A budget-protocol result as leaderboard_section and plot_curves read it: one seed's point per budget."""
+    points = [{"target": budget_, "kind": "budget", "decisions_mean": float(budget_), "score_mean": score,
+               "score_ci95": None, "seeds": [{"seed": 0, "decisions": budget_, "score": score}]}
+              for budget_, score in scores.items()]
+    return {"config_file": config, "algo": "dqn", "tasks": tasks, "seeds": [0], "official": False,
+            "suite": "uno-suite-v1", "points": points}
+
+
+def test_the_leaderboard_groups_learning_runs_by_task_and_draws_one_panel_per_task(tmp_path):
+    four = _budget_run("b.yaml", ["classic-4p"], {1_000: 0.9, 10_000: 1.3})
+    two_weak = _budget_run("a.yaml", ["classic-2p"], {1_000: 0.2, 10_000: 0.5})
+    two_strong = _budget_run("c.yaml", ["classic-2p"], {1_000: 0.8})
+    runs = [four, two_weak, two_strong]
+    rows = [line for line in leaderboard_section(runs) if line.startswith("| 1") and "yaml" in line]
+    # every classic-2p row (by budget, best first) comes before any classic-4p row, whatever their scores
+    assert [(row.split(" | ")[0], row.split(" | ")[1]) for row in rows] == [
+        ("| 1,000", "`c.yaml` *"), ("| 1,000", "`a.yaml` *"), ("| 10,000", "`a.yaml` *"),
+        ("| 1,000", "`b.yaml` *"), ("| 10,000", "`b.yaml` *")]
+    assert [(tasks, [r["config_file"] for r in group]) for tasks, group in curve_panels(runs)] == [
+        (("classic-2p",), ["a.yaml", "c.yaml"]), (("classic-4p",), ["b.yaml"])]
+    figure = str(tmp_path / "curves.png")
+    assert plot_curves(runs, figure) == figure  # matplotlib comes with the dev extra; it draws the panels above
+    with open(figure, "rb") as fh:
+        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
 DQN_TINY = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=1_500, num_games=8, net_arch=[32],

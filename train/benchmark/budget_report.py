@@ -101,7 +101,8 @@ def _draw(ax, results: dict, label: str, seeds_faintly: bool) -> None:
                color=line.get_color(), edgecolor="black", label="budgets" if seeds_faintly else None)
 
 
-def _save(fig, ax, plt, title: str, path: str) -> str:
+def _style(ax, title: str) -> None:
+    """Axis labels, the random (0) and heuristic (1) lines, the title and the legend."""
     ax.axhline(0.0, color="grey", lw=0.8, ls=":")
     ax.axhline(1.0, color="grey", lw=0.8, ls=":")
     ax.xaxis.set_major_formatter(lambda x, _: f"{x / 1e6:g}M" if x >= 1e6 else f"{x:,.0f}")
@@ -109,6 +110,10 @@ def _save(fig, ax, plt, title: str, path: str) -> str:
     ax.set_ylabel("IQM normalised score (random 0, heuristic 1)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
+
+
+def _save(fig, ax, plt, title: str, path: str) -> str:
+    _style(ax, title)
     return save_png(plt, fig, path)
 
 
@@ -127,18 +132,29 @@ def plot_curve(results: dict, path: str) -> str | None:
     return _save(fig, ax, plt, f"{_label(results)} on {results['suite']}: {', '.join(results['tasks'])}", path)
 
 
+def curve_panels(runs: list[dict]) -> list[tuple[tuple[str, ...], list[dict]]]:
+    """The leaderboard figure's panels: the runs grouped by the tasks they are scored on, tasks in order."""
+    panels: dict[tuple[str, ...], list[dict]] = {}
+    for results in runs:
+        panels.setdefault(tuple(results["tasks"]), []).append(results)
+    return sorted(panels.items(), key=lambda panel: panel[0])
+
+
 def plot_curves(runs: list[dict], path: str) -> str | None:
-    """Several runs' learning curves on one set of axes (the leaderboard's figure): mean, band, budgets marked
-    (None, nothing written, without matplotlib)."""
+    """The leaderboard's figure: one panel per task (runs scored on the same tasks share it), each run's mean,
+    band and budgets (None, nothing written, without matplotlib)."""
     plt = pyplot(path)
     if plt is None:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for results in runs:
-        _draw(ax, results, f"{_label(results)}: {', '.join(results['tasks'])}, {len(results['seeds'])} seeds"
-              + ("" if results["official"] else " (not official)"), seeds_faintly=False)
-    return _save(fig, ax, plt, f"Learning algorithms on {runs[0]['suite']}: mean over seeds, 95% t-intervals, "
-                 "budgets ringed", path)
+    panels = curve_panels(runs)
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4), squeeze=False)
+    for ax, (tasks, group) in zip(axes[0], panels):
+        for results in group:
+            _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds"
+                  + ("" if results["official"] else " (not official)"), seeds_faintly=False)
+        _style(ax, f"{', '.join(tasks)}: mean over seeds, 95% t-intervals, budgets ringed")
+    fig.suptitle(f"Learning algorithms on {runs[0]['suite']}", fontsize=10)
+    return save_png(plt, fig, path)
 
 
 def _interval(ci) -> str:
@@ -181,16 +197,18 @@ def write(results: dict, out_dir: str) -> list[str]:
 
 
 def leaderboard_section(runs: list[dict], curves_image: str | None = None) -> list[str]:
-    """Leaderboard lines for budget-protocol results: a row per run and budget, best score first per budget.
+    """Leaderboard lines for budget-protocol results: a row per run and budget, grouped by task, then by budget
+    with the best score first.
 
     ``curves_image``, a path relative to the leaderboard file, is shown below the table (``plot_curves``).
     """
-    rows = [(p["target"], -p["score_mean"], run, p) for run in runs for p in run["points"] if p["kind"] == "budget"]
+    rows = [(run["tasks"], p["target"], -p["score_mean"], run, p) for run in runs for p in run["points"]
+            if p["kind"] == "budget"]
     lines = ["## Learning algorithms: sample-budget protocol", "",
              "Score: IQM of normalised scores over the tasks the config plays, mean over seeds with a 95% t-interval "
              "(uno-env benchmark --train; docs/benchmark.md).", "",
              "| budget | config | algo | tasks | seeds | score | 95% interval |", "|---|---|---|---|---|---|---|"]
-    for budget, _, run, p in sorted(rows, key=lambda r: r[:2]):
+    for _, budget, _, run, p in sorted(rows, key=lambda r: r[:3]):
         mark = "" if run["official"] else " *"
         lines.append(f"| {budget:,} | `{run['config_file']}`{mark} | {run['algo']} | {', '.join(run['tasks'])} | "
                      f"{len(run['seeds'])} | {p['score_mean']:.3f} | {_interval(p['score_ci95'])} |")
