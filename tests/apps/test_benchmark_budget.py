@@ -336,7 +336,8 @@ def _budget_run(config: str, tasks: list[str], scores: dict[int, float]) -> dict
                "score_ci95": None, "seeds": [{"seed": 0, "decisions": budget_, "score": score}]}
               for budget_, score in scores.items()]
     return {"config_file": config, "algo": "dqn", "tasks": tasks, "seeds": [0], "official": False,
-            "suite": "uno-suite-v1", "points": points}
+            "suite": "uno-suite-v1", "points": points, "budgets": sorted(scores),
+            "runs": [{"seed": 0, "seconds": 90.0 * max(scores) / 1_000}]}
 
 
 def test_the_leaderboard_groups_learning_runs_by_task_and_draws_one_panel_per_task(tmp_path):
@@ -349,6 +350,9 @@ def test_the_leaderboard_groups_learning_runs_by_task_and_draws_one_panel_per_ta
     assert [(row.split(" | ")[0], row.split(" | ")[1]) for row in rows] == [
         ("| 1,000", "`c.yaml` *"), ("| 1,000", "`a.yaml` *"), ("| 10,000", "`a.yaml` *"),
         ("| 1,000", "`b.yaml` *"), ("| 10,000", "`b.yaml` *")]
+    # a seed's whole run took 90 s per 1,000 decisions of its largest budget: on that row, in minutes
+    assert [row.rsplit(" | ", 1)[1] for row in rows] == ["1.5 min |", "in the 10,000 run |", "15.0 min |",
+                                                         "in the 10,000 run |", "15.0 min |"]
     assert [(tasks, [r["config_file"] for r in group]) for tasks, group in curve_panels(runs)] == [
         (("classic-2p",), ["a.yaml", "c.yaml"]), (("classic-4p",), ["b.yaml"])]
     figure = str(tmp_path / "curves.png")

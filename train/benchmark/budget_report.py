@@ -196,6 +196,14 @@ def write(results: dict, out_dir: str) -> list[str]:
     return paths if plot_curve(results, paths[3]) else paths[:3]
 
 
+def _wall_clock(run: dict, budget: int) -> str:
+    """The mean training time of a seed's whole run, on its largest budget's row (smaller budgets: the run's)."""
+    if budget != max(run["budgets"]):
+        return f"in the {max(run['budgets']):,} run"
+    minutes = sum(r["seconds"] for r in run["runs"]) / len(run["runs"]) / 60
+    return f"{minutes:,.1f} min"
+
+
 def leaderboard_section(runs: list[dict], curves_image: str | None = None) -> list[str]:
     """Leaderboard lines for budget-protocol results: a row per run and budget, grouped by task, then by budget
     with the best score first.
@@ -206,12 +214,15 @@ def leaderboard_section(runs: list[dict], curves_image: str | None = None) -> li
             if p["kind"] == "budget"]
     lines = ["## Learning algorithms: sample-budget protocol", "",
              "Score: IQM of normalised scores over the tasks the config plays, mean over seeds with a 95% t-interval "
-             "(uno-env benchmark --train; docs/benchmark.md).", "",
-             "| budget | config | algo | tasks | seeds | score | 95% interval |", "|---|---|---|---|---|---|---|"]
+             "(uno-env benchmark --train; docs/benchmark.md). Wall-clock: a seed's whole training run (every budget "
+             "of the row's config is a point of that one run), the mean over seeds, on the machine that ran it.", "",
+             "| budget | config | algo | tasks | seeds | score | 95% interval | wall-clock a seed |",
+             "|---|---|---|---|---|---|---|---|"]
     for _, budget, _, run, p in sorted(rows, key=lambda r: r[:3]):
         mark = "" if run["official"] else " *"
         lines.append(f"| {budget:,} | `{run['config_file']}`{mark} | {run['algo']} | {', '.join(run['tasks'])} | "
-                     f"{len(run['seeds'])} | {p['score_mean']:.3f} | {_interval(p['score_ci95'])} |")
+                     f"{len(run['seeds'])} | {p['score_mean']:.3f} | {_interval(p['score_ci95'])} | "
+                     f"{_wall_clock(run, budget)} |")
     if any(not run["official"] for run in runs):
         lines += ["", "\\* not official (fewer than 3 seeds or reduced game counts)."]
     if curves_image:
