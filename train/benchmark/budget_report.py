@@ -82,7 +82,7 @@ def curve_csv(results: dict) -> str:
     return buf.getvalue()
 
 
-def _draw(ax, results: dict, label: str, seeds_faintly: bool) -> None:
+def _draw(ax, results: dict, label: str, seeds_faintly: bool, color: str | None = None) -> None:
     """One run on ``ax``: the mean score against decisions, its t-interval band, budgets marked."""
     points = results["points"]
     if seeds_faintly:
@@ -91,7 +91,7 @@ def _draw(ax, results: dict, label: str, seeds_faintly: bool) -> None:
                     [s["score"] for p in points for s in p["seeds"] if s["seed"] == seed], color="grey", lw=0.7,
                     alpha=0.5)
     line, = ax.plot([p["decisions_mean"] for p in points], [p["score_mean"] for p in points], marker="o",
-                    label=label)
+                    label=label, color=color)
     bands = [(p["decisions_mean"], *p["score_ci95"]) for p in points if p["score_ci95"]]
     if bands:
         ax.fill_between([b[0] for b in bands], [b[1] for b in bands], [b[2] for b in bands], color=line.get_color(),
@@ -148,10 +148,12 @@ def plot_curves(runs: list[dict], path: str) -> str | None:
         return None
     panels = curve_panels(runs)
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4), squeeze=False)
+    algos = sorted({results["algo"] for results in runs})  # one colour per algorithm in every panel
     for ax, (tasks, group) in zip(axes[0], panels):
         for results in group:
             _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds"
-                  + ("" if results["official"] else " (not official)"), seeds_faintly=False)
+                  + ("" if results["official"] else " (not official)"), seeds_faintly=False,
+                  color=f"C{algos.index(results['algo']) % 10}")
         _style(ax, f"{', '.join(tasks)}: mean over seeds, 95% t-intervals, budgets ringed")
     fig.suptitle(f"Learning algorithms on {runs[0]['suite']}", fontsize=10)
     return save_png(plt, fig, path)
