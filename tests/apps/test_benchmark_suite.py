@@ -334,3 +334,25 @@ def test_leaderboard_refuses_a_damaged_exploit_file_in_one_line(tmp_path, capsys
     _exploit_file(tmp_path, "y", "heuristic", 0.6)
     assert main(["benchmark", "--leaderboard", str(tmp_path / "y")]) == 2
     assert "at least one uno-env benchmark result" in capsys.readouterr().err
+
+
+def test_leaderboard_refuses_a_budget_results_file_without_its_runs_times_in_one_line(tmp_path, capsys):
+    stored = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "leaderboard-results", "budget-dqn",
+                          "results.json")
+    with open(stored, encoding="utf-8") as fh:
+        data = json.load(fh)
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["benchmark", "--leaderboard", str(tmp_path / "ok")]) == 0
+    assert "min |" in capsys.readouterr().out  # the wall-clock column reads runs[].seconds
+    for key, value in (("runs", None), ("budgets", None), ("runs", [{"seconds": "long"}])):
+        broken = dict(data)
+        if value is None:
+            del broken[key]
+        else:
+            broken[key] = value
+        (tmp_path / "bad").mkdir(exist_ok=True)
+        (tmp_path / "bad" / "results.json").write_text(json.dumps(broken), encoding="utf-8")
+        assert main(["benchmark", "--leaderboard", str(tmp_path / "bad")]) == 2
+        err = capsys.readouterr().err
+        assert key in err and len(err.strip().splitlines()) == 1

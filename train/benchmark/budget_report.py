@@ -200,7 +200,9 @@ def write(results: dict, out_dir: str) -> list[str]:
 
 def _wall_clock(run: dict, budget: int) -> str:
     """The mean training time of a seed's whole run, on its largest budget's row (smaller budgets: the run's)."""
-    if budget != max(run["budgets"]):
+    if not run["runs"]:
+        return "-"
+    if budget != max(run["budgets"], default=budget):
         return f"in the {max(run['budgets']):,} run"
     minutes = sum(r["seconds"] for r in run["runs"]) / len(run["runs"]) / 60
     return f"{minutes:,.1f} min"

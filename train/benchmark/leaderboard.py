@@ -27,6 +27,7 @@ AGENT_RESULTS = {"suite": str, "agent": str, "official": bool, "tasks": [{"id": 
                  "aggregate": nullable({"iqm": float, "iqm_ci95": [float, float]})}
 #: What the leaderboard reads of a sample-budget run's results.json (budget_report.build writes it).
 BUDGET_RESULTS = {"suite": str, "official": bool, "config_file": str, "algo": str, "tasks": [str], "seeds": [object],
+                  "budgets": [int], "runs": [{"seconds": float}],
                   "points": [{"target": int, "kind": str, "decisions_mean": float, "score_mean": float,
                               "score_ci95": nullable([float, float]),
                               "seeds": [{"seed": object, "decisions": float, "score": float}]}]}
