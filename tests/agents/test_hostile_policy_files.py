@@ -470,7 +470,7 @@ def _results(tmp_path, content) -> str:
     ({"format": "uno-env-benchmark-results", "suite": "s", "agent": "a", "official": True, "tasks": [],
       "aggregate": {"iqm": 1, "iqm_ci95": [1]}}, r"aggregate.iqm_ci95 must be a list of 2 items"),
     ({"format": "uno-env-budget-results", "suite": "s", "official": True, "config_file": "c", "algo": "ppo",
-      "tasks": ["t"], "seeds": [0], "points": [{"target": 1}]}, r"points\[0\] lacks 'kind'"),
+      "tasks": ["t"], "seeds": [0], "budgets": [1], "runs": [], "points": [{"target": 1}]}, r"points\[0\] lacks 'kind'"),
 ])
 def test_damaged_benchmark_results_are_one_line_usage_errors(tmp_path, content, words):
     from train.benchmark.leaderboard import read_results
