@@ -288,7 +288,7 @@ def _exploit_file(tmp_path, name: str, target: str, win_rate: float, players: in
     return str(tmp_path / name)
 
 
-def test_leaderboard_shows_exploit_runs_as_a_best_response_column_and_a_section(tmp_path, capsys):
+def test_leaderboard_shows_exploit_runs_as_a_best_response_column_where_agents_compare_and_a_section(tmp_path, capsys):
     agents_run = _tiny_results(tmp_path, "heuristic", [5, 5])
     results = json.loads((tmp_path / "heuristic" / "results.json").read_text(encoding="utf-8"))
     results["agent"] = "heuristic"
@@ -300,7 +300,9 @@ def test_leaderboard_shows_exploit_runs_as_a_best_response_column_and_a_section(
     runs = [agents_run, pretrained, _exploit_file(tmp_path, "x-heuristic", "heuristic", 0.612),
             # the policy the spec 'pretrained' plays at classic-2p: its row gets the figure
             _exploit_file(tmp_path, "x-shipped", "pretrained:classic-2p", 0.484),
-            str(tmp_path / "x-greedy" / "exploit.json")]
+            str(tmp_path / "x-greedy" / "exploit.json"),
+            # only one agent of the table has a best response at four players: the section, not a column
+            _exploit_file(tmp_path, "x-shipped-4p", "pretrained:classic-4p", 0.331, players=4)]
     _exploit_file(tmp_path, "x-greedy", "greedy", 0.747)  # given as the file: no agents row, the section only
     assert main(["benchmark", "--leaderboard", *runs]) == 0
     table = capsys.readouterr().out
@@ -312,6 +314,8 @@ def test_leaderboard_shows_exploit_runs_as_a_best_response_column_and_a_section(
     section = table[table.index("## Approximate exploitability"):]
     assert "| `greedy` | classic-2p | 1M | shipped | 74.7% | 69.7% - 79.7% | 50% | 200 |" in section
     assert section.index("`greedy`") < section.index("`heuristic`") < section.index("`pretrained:classic-2p`")
+    assert "| `pretrained:classic-4p` | classic-4p | 1M | shipped | 33.1% | 28.1% - 38.1% | 25% | 200 |" in section
+    assert "best response classic-4p" not in header
 
 
 def test_exploit_columns_keep_rule_options_apart():

@@ -6,9 +6,9 @@ per task or tasks changed) is marked, since its numbers are not comparable with 
 Results of the sample-budget protocol (``uno-env benchmark --train``) go into a section of their
 own below the agents' table: a row per run and budget (``budget_report.leaderboard_section``), and
 with ``--write`` a figure of their learning curves beside the file (``budget_report.plot_curves``).
-Approximate exploitability (``uno-env exploit``'s ``exploit.json``) adds a column per task and
-budget to the agents' table, the better best response's win rate against the row's agent, and a
-section listing every such run (``exploit_section``).
+Approximate exploitability (``uno-env exploit``'s ``exploit.json``) adds a column to the agents' table
+for each task and budget where two or more of its agents have a best response (the better start's win
+rate against the row's agent), and a section listing every such run (``exploit_section``).
 """
 from __future__ import annotations
 
@@ -109,7 +109,8 @@ def exploit_section(runs: list[dict]) -> list[str]:
              "A best response trained against the agent in every other seat (uno-env exploit; docs/exploit.md): the "
              "better of its starts (from scratch, or the shipped policy for the table), its win rate on fresh games "
              "with a 95% interval. A lower bound on how far the agent can be exploited, only as good as the "
-             "learner and its budget.", "",
+             "learner and its budget. The agents' table above has a column for a task and budget where two or more of "
+             "its agents were measured.", "",
              "| agent | task | budget | better start | best response wins | 95% interval | parity | games |",
              "|---|---|---|---|---|---|---|---|"]
     for run in sorted(runs, key=lambda r: (task_label(r["task"]), r["budget"], -r["best"]["win_rate"])):
@@ -141,12 +142,18 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
                           *budget_report.leaderboard_section(budget_runs, curves_image),
                           *(["", *exploit_section(exploit_runs)] if exploit_runs else [])]) + "\n"
     task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
-    exploit_columns = list(dict.fromkeys((task_label(r["task"]), r["budget"]) for r in
-                                         sorted(exploit_runs, key=lambda r: (task_label(r["task"]), r["budget"]))))
+    def exploit_runs_for(agent: str, column: tuple[str, int]) -> list[dict]:
+        return [r for r in exploit_runs if (task_label(r["task"]), r["budget"]) == column
+                and exploit_target_of(agent, r)]
+
+    # A column compares agents, so the table gets one where two or more of its agents have a best response;
+    # the section below lists every run, the others included.
+    exploit_columns = [c for c in dict.fromkeys((task_label(r["task"]), r["budget"]) for r in
+                                                sorted(exploit_runs, key=lambda r: (task_label(r["task"]), r["budget"])))
+                       if sum(bool(exploit_runs_for(r["agent"], c)) for r in runs) >= 2]
 
     def exploit_cell(agent: str, column: tuple[str, int]) -> str:
-        found = [r for r in exploit_runs if (task_label(r["task"]), r["budget"]) == column
-                 and exploit_target_of(agent, r)]
+        found = exploit_runs_for(agent, column)
         return f"{max(r['best']['win_rate'] for r in found):.1%}" if found else "-"
 
     def iqm_of(run: dict) -> float:
