@@ -142,6 +142,7 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
                           *budget_report.leaderboard_section(budget_runs, curves_image),
                           *(["", *exploit_section(exploit_runs)] if exploit_runs else [])]) + "\n"
     task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
+
     def exploit_runs_for(agent: str, column: tuple[str, int]) -> list[dict]:
         return [r for r in exploit_runs if (task_label(r["task"]), r["budget"]) == column
                 and exploit_target_of(agent, r)]
