@@ -17,7 +17,8 @@ from agents.policy_file import PolicyFile
 
 from train.app.cli import main
 from train.benchmark import budget
-from train.benchmark.budget_report import curve_panels, leaderboard_section, plot_curves, t_interval, t_quantile_975
+from train.benchmark.budget_report import (curve_panels, curve_styles, leaderboard_section, plot_curves, t_interval,
+                                          t_quantile_975)
 from train.benchmark.runner import build_results, write_results
 from train.benchmark.suite import HOUSE_RULES, UNO_SUITE_V1
 from train.config import TrainConfig
@@ -359,6 +360,17 @@ def test_the_leaderboard_groups_learning_runs_by_task_and_draws_one_panel_per_ta
     assert plot_curves(runs, figure) == figure  # matplotlib comes with the dev extra; it draws the panels above
     with open(figure, "rb") as fh:
         assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_figure_keeps_two_configs_of_one_algorithm_apart():
+    """One colour per algorithm; a second config of the same algorithm in a panel: that colour, another line style."""
+    runs = [_budget_run("dqn-b.yaml", ["classic-2p"], {1_000: 0.8}),
+            _budget_run("dqn-a.yaml", ["classic-2p"], {1_000: 0.1}),
+            {**_budget_run("ppo.yaml", ["classic-2p"], {1_000: 0.9}), "algo": "ppo"}]
+    styles = curve_styles(runs, ["dqn", "ppo"])
+    assert styles["dqn-a.yaml"][0] == styles["dqn-b.yaml"][0] != styles["ppo.yaml"][0]
+    assert styles["dqn-a.yaml"][1] == styles["ppo.yaml"][1] == "-" != styles["dqn-b.yaml"][1]
+    assert curve_styles(runs[:1], ["dqn", "ppo"]) == {"dqn-b.yaml": ("C0", "-")}  # alone in its panel: solid
 
 
 DQN_TINY = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=1_500, num_games=8, net_arch=[32],

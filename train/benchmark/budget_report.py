@@ -82,7 +82,7 @@ def curve_csv(results: dict) -> str:
     return buf.getvalue()
 
 
-def _draw(ax, results: dict, label: str, seeds_faintly: bool, color: str | None = None) -> None:
+def _draw(ax, results: dict, label: str, seeds_faintly: bool, color: str | None = None, linestyle: str = "-") -> None:
     """One run on ``ax``: the mean score against decisions, its t-interval band, budgets marked."""
     points = results["points"]
     if seeds_faintly:
@@ -91,7 +91,7 @@ def _draw(ax, results: dict, label: str, seeds_faintly: bool, color: str | None 
                     [s["score"] for p in points for s in p["seeds"] if s["seed"] == seed], color="grey", lw=0.7,
                     alpha=0.5)
     line, = ax.plot([p["decisions_mean"] for p in points], [p["score_mean"] for p in points], marker="o",
-                    label=label, color=color)
+                    label=label, color=color, linestyle=linestyle)
     bands = [(p["decisions_mean"], *p["score_ci95"]) for p in points if p["score_ci95"]]
     if bands:
         ax.fill_between([b[0] for b in bands], [b[1] for b in bands], [b[2] for b in bands], color=line.get_color(),
@@ -140,6 +140,21 @@ def curve_panels(runs: list[dict]) -> list[tuple[tuple[str, ...], list[dict]]]:
     return sorted(panels.items(), key=lambda panel: panel[0])
 
 
+LINE_STYLES = ("-", "--", ":", "-.")
+
+
+def curve_styles(group: list[dict], algos: list[str]) -> dict[str, tuple[str, str]]:
+    """The (colour, line style) of each run of one panel of the leaderboard's figure, by config: a colour per
+    algorithm (its place in ``algos``, the same in every panel), and a line style per config of that algorithm in
+    the panel (configs in name order), so that two configs of one algorithm stay apart."""
+    styles = {}
+    for algo in algos:
+        configs = sorted({results["config_file"] for results in group if results["algo"] == algo})
+        for number, config in enumerate(configs):
+            styles[config] = (f"C{algos.index(algo) % 10}", LINE_STYLES[number % len(LINE_STYLES)])
+    return styles
+
+
 def plot_curves(runs: list[dict], path: str) -> str | None:
     """The leaderboard's figure: one panel per task (runs scored on the same tasks share it), each run's mean,
     band and budgets (None, nothing written, without matplotlib)."""
@@ -148,12 +163,14 @@ def plot_curves(runs: list[dict], path: str) -> str | None:
         return None
     panels = curve_panels(runs)
     fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4), squeeze=False)
-    algos = sorted({results["algo"] for results in runs})  # one colour per algorithm in every panel
+    algos = sorted({results["algo"] for results in runs})
     for ax, (tasks, group) in zip(axes[0], panels):
+        styles = curve_styles(group, algos)
         for results in group:
+            color, linestyle = styles[results["config_file"]]
             _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds"
                   + ("" if results["official"] else " (not official)"), seeds_faintly=False,
-                  color=f"C{algos.index(results['algo']) % 10}")
+                  color=color, linestyle=linestyle)
         _style(ax, f"{', '.join(tasks)}: mean over seeds, 95% t-intervals, budgets ringed")
     fig.suptitle(f"Learning algorithms on {runs[0]['suite']}", fontsize=10)
     return save_png(plt, fig, path)
