@@ -162,6 +162,19 @@ def test_a_training_lock_with_an_impossible_process_id_is_taken_over(tmp_path):
             assert fh.read() == str(os.getpid())
 
 
+def test_a_killed_seeds_lock_is_taken_over_when_the_seed_resumes(tmp_path, monkeypatch):
+    # a process killed hard leaves its lock; the resumed seed keeps its run directory, so the lock is still there
+    plan = _locked_plan(tmp_path, b"99999999999999999999")
+    kept = os.path.join(plan.run_dir(0), "checkpoint-stand-in")
+    open(kept, "w").close()
+    monkeypatch.setattr(budget, "resuming", lambda plan, seed: True)
+    with budget._seed_lock(plan, 0):
+        with open(os.path.join(plan.run_dir(0), budget.TRAINING_LOCK), encoding="utf-8") as fh:
+            assert fh.read() == str(os.getpid())
+        assert os.path.exists(kept)  # the run directory was resumed, not wiped
+    assert not os.path.exists(os.path.join(plan.run_dir(0), budget.TRAINING_LOCK))
+
+
 # ----------------------------------------------------------------------------- uno-env bench
 
 def test_bench_net_of_a_billion_units_is_refused_before_building_it(run_bounded):

@@ -333,7 +333,8 @@ def _seed_lock(plan: Plan, seed: int):
     """Hold ``training.lock`` in the seed's run directory while it trains; refuse a seed another process trains."""
     run_dir = plan.run_dir(seed)
     path = os.path.join(run_dir, TRAINING_LOCK)
-    if os.path.exists(path):
+    stale = os.path.exists(path)  # (a lock whose process runs is refused below, so one that stays is stale)
+    if stale:
         with open(path, "rb") as fh:
             text = fh.read(MAX_LOCK_BYTES + 1).decode("ascii", "replace").strip()
         if len(text) > 20 or text and not (text.isascii() and text.isdigit()):  # (a process id has at most 20 digits)
@@ -345,6 +346,9 @@ def _seed_lock(plan: Plan, seed: int):
     if os.path.isdir(run_dir) and not resuming(plan, seed):  # an interrupted seed trains again from the start
         shutil.rmtree(run_dir)
     os.makedirs(run_dir, exist_ok=True)
+    if stale:  # a seed resumed after its process was killed keeps its directory, and so its dead process's lock
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
     # "x" never overwrites a lock; two processes that start the same seed within the same instant can
     # still race past the check above, so the lock guards against a seed started twice, not a true tie
     with open(path, "x", encoding="utf-8") as fh:
