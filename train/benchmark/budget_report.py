@@ -148,10 +148,10 @@ def curve_styles(group: list[dict], algos: list[str]) -> dict[str, tuple[str, st
     algorithm (its place in ``algos``, the same in every panel), and a line style per config of that algorithm in
     the panel (configs in name order), so that two configs of one algorithm stay apart."""
     styles = {}
-    for algo in algos:
+    for place, algo in enumerate(algos):
         configs = sorted({results["config_file"] for results in group if results["algo"] == algo})
         for number, config in enumerate(configs):
-            styles[config] = (f"C{algos.index(algo) % 10}", LINE_STYLES[number % len(LINE_STYLES)])
+            styles[config] = (f"C{place % 10}", LINE_STYLES[number % len(LINE_STYLES)])
     return styles
 
 
