@@ -368,9 +368,19 @@ def test_the_figure_keeps_two_configs_of_one_algorithm_apart():
             _budget_run("dqn-a.yaml", ["classic-2p"], {1_000: 0.1}),
             {**_budget_run("ppo.yaml", ["classic-2p"], {1_000: 0.9}), "algo": "ppo"}]
     styles = curve_styles(runs, ["dqn", "ppo"])
-    assert styles["dqn-a.yaml"][0] == styles["dqn-b.yaml"][0] != styles["ppo.yaml"][0]
-    assert styles["dqn-a.yaml"][1] == styles["ppo.yaml"][1] == "-" != styles["dqn-b.yaml"][1]
-    assert curve_styles(runs[:1], ["dqn", "ppo"]) == {"dqn-b.yaml": ("C0", "-")}  # alone in its panel: solid
+    a, b, ppo = ("dqn-a.yaml", 1_000), ("dqn-b.yaml", 1_000), ("ppo.yaml", 1_000)
+    assert styles[a][0] == styles[b][0] != styles[ppo][0]
+    assert styles[a][1] == styles[ppo][1] == "-" != styles[b][1]
+    assert curve_styles(runs[:1], ["dqn", "ppo"]) == {b: ("C0", "-")}  # alone in its panel: solid
+
+
+def test_the_figure_keeps_two_runs_of_one_config_apart():
+    """One config run to 1M and again to 10M (its 1M point then differs): two lines, not one style drawn twice."""
+    runs = [_budget_run("dqn.yaml", ["classic-2p"], {1_000: 0.8}),
+            _budget_run("dqn.yaml", ["classic-2p"], {1_000: 0.7, 10_000: 1.0})]
+    styles = curve_styles(runs, ["dqn"])
+    assert set(styles) == {("dqn.yaml", 1_000), ("dqn.yaml", 10_000)}
+    assert styles[("dqn.yaml", 1_000)] != styles[("dqn.yaml", 10_000)]
 
 
 DQN_TINY = dict(algo="dqn", variant="classic", num_players=2, total_timesteps=1_500, num_games=8, net_arch=[32],

@@ -117,8 +117,21 @@ def _save(fig, ax, plt, title: str, path: str) -> str:
     return save_png(plt, fig, path)
 
 
+def budget_label(decisions: int) -> str:
+    """``1M``, ``500k``, or the number itself."""
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if decisions % (size // 10) == 0 and decisions >= size:
+            return f"{decisions / size:g}{suffix}"
+    return f"{decisions:,}"
+
+
 def _label(results: dict) -> str:
     return f"{os.path.basename(results['config_file'])} ({results['algo']})"
+
+
+def run_key(results: dict) -> tuple[str, int]:
+    """A run of the figure: its config and its largest budget (one config run to 1M and again to 10M is two runs)."""
+    return results["config_file"], max(results["budgets"], default=0)
 
 
 def plot_curve(results: dict, path: str) -> str | None:
@@ -143,15 +156,15 @@ def curve_panels(runs: list[dict]) -> list[tuple[tuple[str, ...], list[dict]]]:
 LINE_STYLES = ("-", "--", ":", "-.")
 
 
-def curve_styles(group: list[dict], algos: list[str]) -> dict[str, tuple[str, str]]:
-    """The (colour, line style) of each run of one panel of the leaderboard's figure, by config: a colour per
-    algorithm (its place in ``algos``, the same in every panel), and a line style per config of that algorithm in
-    the panel (configs in name order), so that two configs of one algorithm stay apart."""
+def curve_styles(group: list[dict], algos: list[str]) -> dict[tuple[str, int], tuple[str, str]]:
+    """The (colour, line style) of each run of one panel of the leaderboard's figure, by ``run_key``: a colour per
+    algorithm (its place in ``algos``, the same in every panel), and a line style per run of that algorithm in
+    the panel (by config name, then budget), so that two configs, or two runs of one config, stay apart."""
     styles = {}
     for place, algo in enumerate(algos):
-        configs = sorted({results["config_file"] for results in group if results["algo"] == algo})
-        for number, config in enumerate(configs):
-            styles[config] = (f"C{place % 10}", LINE_STYLES[number % len(LINE_STYLES)])
+        keys = sorted({run_key(results) for results in group if results["algo"] == algo})
+        for number, key in enumerate(keys):
+            styles[key] = (f"C{place % 10}", LINE_STYLES[number % len(LINE_STYLES)])
     return styles
 
 
@@ -167,8 +180,9 @@ def plot_curves(runs: list[dict], path: str) -> str | None:
     for ax, (tasks, group) in zip(axes[0], panels):
         styles = curve_styles(group, algos)
         for results in group:
-            color, linestyle = styles[results["config_file"]]
-            _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds"
+            color, linestyle = styles[run_key(results)]
+            _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds to "
+                  f"{budget_label(run_key(results)[1])}"
                   + ("" if results["official"] else " (not official)"), seeds_faintly=False,
                   color=color, linestyle=linestyle)
         _style(ax, f"{', '.join(tasks)}: mean over seeds, 95% t-intervals, budgets ringed")

@@ -17,6 +17,7 @@ import math
 import os
 
 from train.benchmark import budget_report
+from train.benchmark.budget_report import budget_label
 from train.benchmark.exploit import EXPLOIT_FORMAT
 from train.benchmark.runner import RESULTS_FORMAT
 from train.errors import UsageError
@@ -76,14 +77,6 @@ def task_label(task: dict) -> str:
     options = ", ".join(f"{k}={v if isinstance(v, str) else json.dumps(v, sort_keys=True)}"
                         for k, v in sorted(task["rule_options"].items()))
     return f"{task['variant']}-{task['players']}p" + (f" ({options})" if options else "")
-
-
-def budget_label(decisions: int) -> str:
-    """``1M``, ``500k``, or the number itself."""
-    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
-        if decisions % (size // 10) == 0 and decisions >= size:
-            return f"{decisions / size:g}{suffix}"
-    return f"{decisions:,}"
 
 
 def exploit_target_of(agent: str, run: dict) -> bool:
