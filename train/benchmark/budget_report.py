@@ -180,9 +180,9 @@ def plot_curves(runs: list[dict], path: str) -> str | None:
     for ax, (tasks, group) in zip(axes[0], panels):
         styles = curve_styles(group, algos)
         for results in group:
-            color, linestyle = styles[run_key(results)]
-            _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds to "
-                  f"{budget_label(run_key(results)[1])}"
+            key = run_key(results)
+            color, linestyle = styles[key]
+            _draw(ax, results, f"{_label(results)}, {len(results['seeds'])} seeds to {budget_label(key[1])}"
                   + ("" if results["official"] else " (not official)"), seeds_faintly=False,
                   color=color, linestyle=linestyle)
         _style(ax, f"{', '.join(tasks)}: mean over seeds, 95% t-intervals, budgets ringed")
