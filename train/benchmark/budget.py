@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from uno_env import RuleSet
 from uno_env.errors import short_repr
 
-from train import atomic, resumable, shipped_configs
+from train import atomic, process_lock, resumable, shipped_configs
 from train.algorithm import is_resumable, run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
@@ -86,8 +86,6 @@ MAX_BUDGETS = 20
 MAX_DECISIONS = 10_000_000_000
 #: Characters a ``--budget`` may have (``10,000,000,000`` has 14).
 MAX_BUDGET_CHARS = 40
-#: Bytes of a ``training.lock`` read at most (it holds a process id).
-MAX_LOCK_BYTES = 64
 
 
 def parse_decisions(text) -> int:
@@ -317,47 +315,19 @@ def train_seed(plan: Plan, seed: int, progress: bool = True, progress_interval: 
         return _train_locked(plan, seed, progress, progress_interval)
 
 
-def _pid_running(pid: int) -> bool:
-    """Whether a process with this id runs on this machine."""
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError, ValueError):  # (no process has an id too large for a pid_t)
-        return False
-    except PermissionError:  # it runs, as another user
-        return True
-    return True
-
-
 @contextlib.contextmanager
 def _seed_lock(plan: Plan, seed: int):
     """Hold ``training.lock`` in the seed's run directory while it trains; refuse a seed another process trains."""
     run_dir = plan.run_dir(seed)
     path = os.path.join(run_dir, TRAINING_LOCK)
-    stale = os.path.exists(path)  # (a lock whose process runs is refused below, so one that stays is stale)
-    if stale:
-        with open(path, "rb") as fh:
-            text = fh.read(MAX_LOCK_BYTES + 1).decode("ascii", "replace").strip()
-        if len(text) > 20 or text and not (text.isascii() and text.isdigit()):  # (a process id has at most 20 digits)
-            raise UsageError(f"{path} does not hold a process id (it starts {short_repr(text[:40])}); delete that "
-                             f"file if no training of seed {seed} runs")
-        if text and 0 < int(text) != os.getpid() and _pid_running(int(text)):
-            raise UsageError(f"seed {seed} is being trained by process {text} ({path}); run another seed with "
-                             f"--only-seed, or delete that file if no such training runs")
+    process_lock.check(path, lambda pid: f"seed {seed} is being trained by process {pid} ({path}); run another seed "
+                                         "with --only-seed, or delete that file if no such training runs")
     if os.path.isdir(run_dir) and not resuming(plan, seed):  # an interrupted seed trains again from the start
         shutil.rmtree(run_dir)
     os.makedirs(run_dir, exist_ok=True)
-    if stale:  # a seed resumed after its process was killed keeps its directory, and so its dead process's lock
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(path)
-    # "x" never overwrites a lock; two processes that start the same seed within the same instant can
-    # still race past the check above, so the lock guards against a seed started twice, not a true tie
-    with open(path, "x", encoding="utf-8") as fh:
-        fh.write(str(os.getpid()))
-    try:
+    # a seed resumed after its process was killed keeps its directory, and so its dead process's lock
+    with process_lock.holding(path):
         yield
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(path)
 
 
 def resuming(plan: Plan, seed: int) -> bool:
