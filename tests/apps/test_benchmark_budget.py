@@ -454,3 +454,21 @@ def test_a_resumable_seed_that_lost_a_point_before_its_checkpoint_trains_again_f
     assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", out]) == 0
     with open(os.path.join(run_dir, "budget-training.json"), encoding="utf-8") as fh:
         assert json.load(fh)["sittings"] == 1  # trained again from the start, in one sitting
+
+
+@pytest.mark.parametrize("settings, says", [
+    (DQN_TINY, "resumes from its last checkpoint (one every 500 decisions)"),
+    ({**DQN_TINY, "checkpoint_every": 0}, "trains again from the start: checkpoint_every is 0"),
+    (TINY, "trains again from the start: ppo writes no checkpoints"),
+])
+def test_ctrl_c_says_what_the_next_run_does_with_the_interrupted_seed(settings, says, tmp_path, monkeypatch, capsys):
+    config = str(tmp_path / "run.yaml")
+    with open(config, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(settings, fh)
+
+    def ctrl_c(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(budget, "run_algorithm", ctrl_c)
+    assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", str(tmp_path / "out")]) == 130
+    assert says in capsys.readouterr().out

@@ -344,6 +344,15 @@ def resuming(plan: Plan, seed: int) -> bool:
     return reached is not None and all(t in kept for t in plan.targets() if t <= reached)
 
 
+def interrupted_seed_fate(plan: Plan) -> str:
+    """What the next run does with a seed interrupted while training, for this plan's algorithm (for messages)."""
+    every = plan.config.checkpoint_every
+    if is_resumable(plan.config.algo) and every > 0:
+        return f"a seed interrupted while training resumes from its last checkpoint (one every {every:,} decisions)"
+    why = "checkpoint_every is 0" if is_resumable(plan.config.algo) else f"{plan.config.algo} writes no checkpoints"
+    return f"a seed interrupted while training trains again from the start: {why}"
+
+
 def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: float) -> dict:
     """Train one seed (its run directory is fresh, or holds a run to resume, and is locked); its training record."""
     run_dir = plan.run_dir(seed)

@@ -144,8 +144,8 @@ def _train(args) -> int:
         results = budget.run_protocol(plan, args.workers, progress=not args.no_progress,
                                       progress_interval=args.progress_interval, only_seed=args.only_seed)
     except KeyboardInterrupt:
-        print(f"\nbenchmark: interrupted; trained seeds and scored points are kept in {plan.out_dir} (a seed "
-              "interrupted while training trains again); continue with the same command", flush=True)
+        print(f"\nbenchmark: interrupted; trained seeds and scored points are kept in {plan.out_dir} "
+              f"({budget.interrupted_seed_fate(plan)}); continue with the same command", flush=True)
         return EXIT_INTERRUPTED
     if results is None:
         left = budget.seeds_to_run(plan)
