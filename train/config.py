@@ -70,7 +70,8 @@ class SelfPlayConfig(RunConfig):
 
     algo: str = setting("sb3")
     """Trainer: ``sb3`` (MaskablePPO on the Gymnasium env, the reference), ``ppo`` (native, batched games),
-    or your own as ``module:callable`` (the plug-in contract, ``train/algorithm.py``)."""
+    ``dqn``, ``nfsp``, ``dmc`` (the value-based learners, ``train/dqn/`` ...), or your own as
+    ``module:callable`` (the plug-in contract, ``train/algorithm.py``)."""
     settings: dict = setting({})
     """A ``module:callable`` algorithm's own hyperparameters, handed to it as they are (``TrainingRun.settings``)."""
     total_timesteps: int = setting(150_000, low=1)

@@ -458,8 +458,9 @@ def test_a_resumable_seed_that_lost_a_point_before_its_checkpoint_trains_again_f
 
 @pytest.mark.parametrize("settings, says", [
     (DQN_TINY, "resumes from its last checkpoint (one every 500 decisions)"),
-    ({**DQN_TINY, "checkpoint_every": 0}, "trains again from the start: checkpoint_every is 0"),
-    (TINY, "trains again from the start: ppo writes no checkpoints"),
+    ({**DQN_TINY, "checkpoint_every": 0}, "trains again from the start: its config has checkpoint_every: 0"),
+    (TINY, "trains again from the start: the protocol resumes only trainers whose resumed runs learn what "
+           "uninterrupted ones do (resumable = True), and ppo is not one"),
 ])
 def test_ctrl_c_says_what_the_next_run_does_with_the_interrupted_seed(settings, says, tmp_path, monkeypatch, capsys):
     config = str(tmp_path / "run.yaml")
@@ -472,3 +473,12 @@ def test_ctrl_c_says_what_the_next_run_does_with_the_interrupted_seed(settings, 
     monkeypatch.setattr(budget, "run_algorithm", ctrl_c)
     assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", str(tmp_path / "out")]) == 130
     assert says in capsys.readouterr().out
+
+
+def test_a_trainer_that_cannot_be_imported_is_refused_before_the_out_directory_records_it(tmp_path, capsys):
+    config = _config(tmp_path, algo="examples.pg_plugin:trian")
+    out = tmp_path / "out"
+    assert main(["benchmark", "--train", config, *ARGS, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert "trian" in error and len(error.strip().splitlines()) == 1
+    assert not out.exists()  # nothing recorded: the corrected config may use the same --out

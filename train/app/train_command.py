@@ -69,16 +69,20 @@ def resume_command(args, run_dir: str) -> str:
 
 def add_parser(sub) -> None:
     """Register the ``train`` sub-command."""
-    p = sub.add_parser("train", help="self-play PPO training (native, or SB3's MaskablePPO), export and evaluation",
-                       description="Self-play PPO training, by the native PPO (algo: ppo) or SB3's MaskablePPO "
-                                   "(algo: sb3): checkpoints, export and evaluation. "
-                                   "Ctrl-C saves a checkpoint and the policy and prints how to resume.")
+    p = sub.add_parser("train", help="train a policy (PPO, SB3's MaskablePPO, DQN, NFSP, DMC or your own "
+                       "trainer), export and evaluate it",
+                       description="Training by the config's algo: the native PPO (ppo), SB3's MaskablePPO (sb3), "
+                                   "the built-in DQN, NFSP or DMC (dqn, nfsp, dmc), or a module:callable trainer; "
+                                   "then export and evaluation. Ctrl-C: the PPO paths save a checkpoint and the "
+                                   "policy and print how to resume; dqn, nfsp and dmc resume from their last "
+                                   "checkpoint (every checkpoint_every decisions) with --resume RUN_DIR.")
     p.add_argument("--config", help="YAML training config (configs/train/*.yaml), or a shipped one by name "
                    f"({', '.join(shipped_configs.shipped_names('train'))}); without it, the built-in "
                    "small config (150,000 steps, seed 0, into runs/), or with --resume the run's own config.yaml")
     p.add_argument("--resume", help="continue from a run directory, its checkpoints directory or a checkpoint "
                    "file in it (the native PPO's native.pt; the SB3 path's step_<N>.zip, by default the one "
-                   "latest.json names, else the newest complete one)")
+                   "latest.json names, else the newest complete one; dqn, nfsp and dmc: the run directory, "
+                   "whose checkpoints/learner.json names the last checkpoint)")
     p.add_argument("--timesteps", type=int, help="override the config's total_timesteps (the built-in: 150000)")
     p.add_argument("--out-dir", help="override the config's out_dir, where runs go as <out_dir>/<run_name> "
                    "(the built-in: runs)")

@@ -50,11 +50,11 @@ from uno_env import RuleSet
 from uno_env.errors import short_repr
 
 from train import atomic, process_lock, resumable, shipped_configs
-from train.algorithm import is_resumable, run_algorithm
+from train.algorithm import is_resumable, resolve_trainer, run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
 from train.benchmark.suite import Suite, Task
-from train.config import TrainConfig
+from train.config import TrainConfig, ValueLearnerSettings
 from train.errors import UsageError
 from train.json_input import nullable, read_json_object
 from train.progress import DEFAULT_INTERVAL
@@ -198,6 +198,7 @@ def make_plan(config_file: str, budgets, seeds, suite: Suite, out_dir: str | Non
     if not os.path.isfile(config_file):
         raise UsageError(f"--train: no training config at {config_file} (e.g. configs/train/quick.yaml)")
     cfg = TrainConfig.from_yaml(config_file)
+    resolve_trainer(cfg.algo)  # a misspelt module:callable is refused before protocol.json records it
     tasks = scored_tasks(cfg, suite)
     if not tasks:
         raise UsageError(f"--train {config_file}: no task of {suite.name} plays {cfg.variant} at "
@@ -346,11 +347,17 @@ def resuming(plan: Plan, seed: int) -> bool:
 
 def interrupted_seed_fate(plan: Plan) -> str:
     """What the next run does with a seed interrupted while training, for this plan's algorithm (for messages)."""
+    algo = plan.config.algo
+    if not is_resumable(algo):
+        return ("a seed interrupted while training trains again from the start: the protocol resumes only "
+                f"trainers whose resumed runs learn what uninterrupted ones do (resumable = True), and {algo} "
+                "is not one")
+    if algo not in ValueLearnerSettings.USED_BY:  # a plug-in: its own checkpoints, on its own schedule
+        return "a seed interrupted while training resumes from its trainer's last checkpoint, if it wrote one"
     every = plan.config.checkpoint_every
-    if is_resumable(plan.config.algo) and every > 0:
-        return f"a seed interrupted while training resumes from its last checkpoint (one every {every:,} decisions)"
-    why = "checkpoint_every is 0" if is_resumable(plan.config.algo) else f"{plan.config.algo} writes no checkpoints"
-    return f"a seed interrupted while training trains again from the start: {why}"
+    if every == 0:
+        return "a seed interrupted while training trains again from the start: its config has checkpoint_every: 0"
+    return f"a seed interrupted while training resumes from its last checkpoint (one every {every:,} decisions)"
 
 
 def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: float) -> dict:

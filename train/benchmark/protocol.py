@@ -55,8 +55,9 @@ def add_parser(sub) -> None:
                       help="play random and heuristic on the suite and rewrite its reference win rates "
                            "(train/benchmark/references/<suite>.json)")
     mode.add_argument("--train", metavar="CONFIG", help="sample-budget protocol: train this config "
-                      "(configs/train/*.yaml, algo ppo or sb3) for --budget decisions with --seeds seeds and score "
-                      "the policy at every budget and learning-curve point")
+                      "(configs/train/*.yaml or a shipped config's name; any algo: ppo, sb3, dqn, nfsp, dmc or "
+                      "module:callable) for --budget decisions with --seeds seeds and score the policy at every "
+                      "budget and learning-curve point")
     p.add_argument("--suite", default=DEFAULT_SUITE, help=f"task suite: {', '.join(SUITES)}")
     p.add_argument("--workers", type=bounded_int(1, MAX_WORKERS), default=2,
                    help=f"processes, 1 to {MAX_WORKERS}; results do not depend on it")
