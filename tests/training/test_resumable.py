@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -167,3 +168,44 @@ def test_a_checkpoint_cut_while_written_leaves_the_previous_one_whole(tmp_path, 
     assert resumable.read_meta(run_dir)["counters"]["segment"] == 1  # still the first, complete checkpoint
     resumed = run_algorithm(cfg, run_dir, resume=True)
     assert all(np.array_equal(a, b) for a, b in zip(_weights(whole), _weights(resumed)))
+
+
+def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_the_run(tmp_path, capsys,
+                                                                                       monkeypatch):
+    import yaml
+
+    from train.app import train_command
+    from train.app.cli import main
+
+    config = tmp_path / "dqn.yaml"
+    config.write_text(yaml.safe_dump({**TINY["dqn"], "variant": "classic", "num_players": 2, "eval_games": 4,
+                                      "out_dir": str(tmp_path / "runs"), "run_name": "d"}), encoding="utf-8")
+    assert main(["train", "--config", str(config), "--out-dir", str(tmp_path / "whole"), "--no-progress"]) == 0
+    real = train_command.run_algorithm
+
+    def ctrl_c_at_1100(cfg, run_dir, report=None, progress=False, resume=False):
+        def hook(decisions, export):
+            report(decisions, export)
+            if decisions >= 1_100:
+                raise KeyboardInterrupt
+        return real(cfg, run_dir, report=hook, progress=progress, resume=resume)
+
+    monkeypatch.setattr(train_command, "run_algorithm", ctrl_c_at_1100)
+    capsys.readouterr()
+    assert main(["train", "--config", str(config), "--no-progress"]) == 130
+    text = capsys.readouterr().out
+    run_dir = str(tmp_path / "runs" / "d")
+    assert re.search(r"last checkpoint \(at 1,0[0-9]{2} decisions\) is in ", text)
+    command = text.strip().splitlines()[-1].removeprefix("train: resume with: ").split()
+    assert command == ["uno-env", "train", "--resume", run_dir]
+    monkeypatch.undo()
+    assert main([*command[1:], "--no-progress"]) == 0
+    assert all(np.array_equal(a, b) for a, b in zip(_weights(str(tmp_path / "whole" / "d" / "policy")),
+                                                    _weights(os.path.join(run_dir, "policy"))))
+
+    plug_in = tmp_path / "pg.yaml"
+    plug_in.write_text(yaml.safe_dump({"algo": "examples.pg_plugin:train", "total_timesteps": 2_000,
+                                       "out_dir": str(tmp_path / "runs"), "run_name": "p"}), encoding="utf-8")
+    monkeypatch.setattr(train_command, "run_algorithm", ctrl_c_at_1100)
+    assert main(["train", "--config", str(plug_in), "--no-progress"]) == 130
+    assert "examples.pg_plugin:train writes no checkpoints, so no policy was saved" in capsys.readouterr().out

@@ -136,6 +136,18 @@ def run(args) -> int:
     return 0
 
 
+def _interrupted(cfg: TrainConfig, args, run_dir: str, decisions: int) -> str:
+    """What a trainer run through the contract left after Ctrl-C, and how to continue it."""
+    head = f"train: interrupted after {decisions:,} decisions"
+    if is_resumable(cfg.algo) and resumable.exists(run_dir):
+        reached = resumable.checkpoint_decisions(run_dir)
+        at = f" (at {reached:,} decisions)" if reached is not None else ""
+        return f"{head}; its last checkpoint{at} is in {resumable.folder(run_dir)}\ntrain: resume with: " + \
+            shlex.join(["uno-env", "train", "--resume", run_dir])
+    why = ("no checkpoint was written yet" if is_resumable(cfg.algo) else f"{cfg.algo} writes no checkpoints")
+    return f"{head}; {why}, so no policy was saved: train again to start over"
+
+
 def _run_plug_in(cfg: TrainConfig, args) -> int:
     """A ``module:callable`` trainer through the plug-in contract: train, save, evaluate, print."""
     if args.resume and not is_resumable(cfg.algo):
@@ -151,8 +163,12 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
     checkpoints.prepare_run_dir(cfg, run_dir)
     reported = [0]
     start = time.perf_counter()
-    path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
-                         progress=not args.no_progress, resume=bool(args.resume))
+    try:
+        path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
+                             progress=not args.no_progress, resume=bool(args.resume))
+    except KeyboardInterrupt:
+        print(_interrupted(cfg, args, run_dir, reported[0]), flush=True)
+        return EXIT_INTERRUPTED
     seconds = time.perf_counter() - start
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     agent = agents.load(path, game, seed=0)
