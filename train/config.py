@@ -185,7 +185,8 @@ class NativePpoSettings:
     them all); empty: ``num_players`` alone. ``num_players`` is the policy's home table (its plain eval rows)."""
     collector_workers: int = setting(0, low=0, high=64)
     """(ppo) Worker processes stepping the games and playing the opponents' moves while the learner
-    answers the others (0: everything in the learner's process). One per spare core; see README."""
+    answers the others (0: everything in the learner's process). One per spare core; see docs/training.md,
+    "Collector processes"."""
     overlap_update: bool = setting(False, exclusive="only the native PPO has an updater process")
     """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
     collected with the weights from before it, so the games and the update use two cores at once. The

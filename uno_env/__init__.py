@@ -1,7 +1,7 @@
 """uno_env: a rules engine and RL environments for UNO and its variants.
 
-Engine facade (README "Using the engine"): ``Game(variant, num_players, **options)`` with ``new_state``,
-``state_from_spec``/``to_spec``, ``legal_actions``/``legal_action_mask``/``legal_action_strings``,
+Engine facade (docs/engine.md, "Using the engine"): ``Game(variant, num_players, **options)`` with
+``new_state``, ``state_from_spec``/``to_spec``, ``legal_actions``/``legal_action_mask``/``legal_action_strings``,
 ``step``, ``action_to_string``/``action_from_string`` and ``clone``.
 """
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it; CHANGELOG.md says what changed)

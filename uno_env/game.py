@@ -1,4 +1,4 @@
-"""``Game``: the engine facade (README "Using the engine").
+"""``Game``: the engine facade (docs/engine.md, "Using the engine").
 
 A ``Game`` is immutable: the rule set, the deck's lookup tables and the action layout. All
 mutable data is in ``State``. ``step`` validates an action against the legal ones before it
@@ -184,7 +184,7 @@ class Game:
         return cls(spec.get("variant", "classic"), players, spec.get("options") or {})
 
     def state_from_spec(self, spec: dict) -> State:
-        """A state built from a scenario spec (README "Scenario specs")."""
+        """A state built from a scenario spec (docs/engine.md, "Scenario specs")."""
         from .spec import state_from_spec
 
         s = self._recent = state_from_spec(self, spec)

@@ -1,6 +1,6 @@
 """Scenario specs: build a state from a readable dict, and write any state back as one.
 
-Format (README "Scenario specs"); every key is optional:
+Format (docs/engine.md, "Scenario specs"); every key is optional:
 
     variant: classic            # must match the Game's variant
     players: 3                  # must match the Game's player count

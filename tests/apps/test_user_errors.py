@@ -492,3 +492,9 @@ def test_play_names_a_policy_opponent_by_its_run(tmp_path):
     term = Terminal(io.StringIO("quit\n"), io.StringIO(), colour=False)
     play_session(RuleSet.create("classic", 2), [str(run / "policy")], 0, 0, term)
     assert "P1: my-run" in term.out.getvalue() and str(run) not in term.out.getvalue()
+
+
+def test_play_takes_every_agent_spec_eval_takes_a_module_callable_included():
+    term = Terminal(io.StringIO("quit\n"), io.StringIO(), colour=False)
+    play_session(RuleSet.create("classic", 2), ["benchmark_agents:make_lowest_legal_agent"], 1, 0, term)
+    assert "P0: benchmark_agents:make_lowest_legal_agent" in term.out.getvalue()

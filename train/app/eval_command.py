@@ -5,6 +5,7 @@ import contextlib
 import os
 import shlex
 
+from train.agent_specs import SPEC_FORMS
 from train.arg_types import positive_int
 from train.errors import EXIT_INTERRUPTED, UsageError
 from train.evaluation.report import markdown, write_outputs
@@ -22,8 +23,7 @@ def add_parser(sub) -> None:
                                    f"finished game is kept in <out>/{STREAM_FILE}; --resume continues a tournament "
                                    "that was interrupted.")
     add_rule_arguments(p, players=2, players_help="seats at the table")
-    p.add_argument("--agents", nargs="+", required=True, help="agent specs, two or more (random, greedy, heuristic, "
-                   "pretrained:<name>, path/to/policy, e.g. runs/<name>/policy)")
+    p.add_argument("--agents", nargs="+", required=True, help=f"agent specs, two or more: {SPEC_FORMS}")
     p.add_argument("--games", type=int, default=1000, help=f"games to play, 1 to {MAX_GAMES:,}; rounded up to "
                    "whole seat rotations (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="game i is dealt from seed + i (default: %(default)s)")

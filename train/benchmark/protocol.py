@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 
 from train import atomic
+from train.agent_specs import SPEC_FORMS
 from train.arg_types import MAX_COUNT, bounded_int
 from train.benchmark import budget, budget_report
 from train.benchmark.leaderboard import budget_runs_of, leaderboard_markdown, read_results
@@ -46,9 +47,7 @@ def add_parser(sub) -> None:
                                    "under a sample budget over several seeds and score its policies (--train), "
                                    "or build a leaderboard from several runs. See docs/benchmark.md.")
     mode = p.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--agent", metavar="SPEC", help="agent to measure: random, greedy, heuristic, "
-                      "ismcts[:key=value,...], pretrained:<name>, path/to/policy, or module:callable (a Python "
-                      "callable(game, seed) returning an agent)")
+    mode.add_argument("--agent", metavar="SPEC", help=f"agent to measure: {SPEC_FORMS}")
     mode.add_argument("--leaderboard", nargs="+", metavar="RESULTS_DIR",
                       help="build a Markdown leaderboard from these runs' results.json (and uno-env exploit's exploit.json: a best-response column and section)")
     mode.add_argument("--make-references", action="store_true",

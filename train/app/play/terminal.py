@@ -21,6 +21,7 @@ from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.variants.registry import VARIANTS
 
+from train.agent_specs import SPEC_FORMS, load_agent
 from train.app.play.demo import MAX_SEED, colour_text
 from train.arg_types import bounded_int
 from train.errors import UsageError
@@ -232,7 +233,7 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
                          f"{' '.join(opponents)}")
     others = [q for q in range(n) if q != seat]
     spec_of = dict(zip(others, specs))
-    policies = {q: agents.load(spec_of[q], game, seed=seed + q) for q in others}
+    policies = {q: load_agent(spec_of[q], game, seed=seed + q) for q in others}  # every spec eval takes
     enc = ObservationEncoder(game)
     state = game.new_state(seed)
     rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)], record_path) if record_path else None
@@ -294,8 +295,7 @@ def add_parser(sub) -> None:
                                    "number, an action (play R7, draw, colour B), a card, help or quit.")
     add_rule_arguments(p, players=2, players_help="number of players, you included")
     p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
-                   help="agent specs, one per opponent or one for all: random, greedy, heuristic, "
-                        "pretrained:<name> or a path to an exported policy")
+                   help=f"agent specs, one per opponent or one for all: {SPEC_FORMS}")
     p.add_argument("--seat", type=bounded_int(0, MAX_SEAT), default=0, help="your seat, 0..players-1")
     p.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=None,
                    help="seeds the deal and the agents, 0 to 2**63 - 1 (default: random)")
