@@ -22,11 +22,12 @@ CALLABLE_SPEC = re.compile(r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<na
 """``package.module:name`` or ``module:name`` (``name`` may be dotted: ``module:Class.factory``)."""
 
 CALLABLE_FORM = "module:callable (a Python callable(game, seed) that returns an agent, e.g. mypkg.bots:make_agent)"
-#: Every form of agent spec, for help texts (the commands that play agents all take every form).
+"""How the extra spec form is named in error messages."""
+
 SPEC_FORMS = ("random, greedy, heuristic, ismcts[:key=value,...], pretrained (the best shipped policy for the "
               "table), pretrained:<name>, a policy file (path/to/policy, e.g. runs/<name>/policy), or "
               "module:callable (a Python callable(game, seed) returning an agent)")
-"""How the extra spec form is named in error messages."""
+"""Every form of agent spec, for help texts (eval, play, benchmark and exploit take them all; serve, fewer)."""
 
 _LOADER_PREFIXES = ("ismcts:", "pretrained:")
 

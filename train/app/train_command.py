@@ -136,7 +136,7 @@ def run(args) -> int:
     return 0
 
 
-def _interrupted(cfg: TrainConfig, args, run_dir: str, decisions: int) -> str:
+def _interrupted(cfg: TrainConfig, run_dir: str, decisions: int) -> str:
     """What a trainer run through the contract left after Ctrl-C, and how to continue it."""
     head = f"train: interrupted after {decisions:,} decisions"
     if is_resumable(cfg.algo) and resumable.exists(run_dir):
@@ -167,7 +167,7 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
         path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
                              progress=not args.no_progress, resume=bool(args.resume))
     except KeyboardInterrupt:
-        print(_interrupted(cfg, args, run_dir, reported[0]), flush=True)
+        print(_interrupted(cfg, run_dir, reported[0]), flush=True)
         return EXIT_INTERRUPTED
     seconds = time.perf_counter() - start
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
