@@ -17,3 +17,15 @@ BUDGET_PPO = dict(algo="ppo", variant="classic", num_players=2, seed=99, total_t
 def config_in(tmp_path, base: dict, **kw) -> TrainConfig:
     """``base`` with ``kw`` changed, writing its runs under ``tmp_path/runs``."""
     return TrainConfig.from_dict({**base, "out_dir": str(tmp_path / "runs"), **kw})
+
+
+def cut_at(run_algorithm, decisions: int, error: type[BaseException]):
+    """``run_algorithm`` (train.algorithm's signature) stopped by ``error`` once a run reports ``decisions``:
+    a run killed or Ctrl-C'd part-way, after the checkpoints written before that count."""
+    def cut(cfg, run_dir, report=None, progress=False, resume=False):
+        def hook(reached, export):
+            report(reached, export)
+            if reached >= decisions:
+                raise error
+        return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume)
+    return cut

@@ -11,7 +11,7 @@ import shutil
 import numpy as np
 import pytest
 import yaml
-from tiny_configs import BUDGET_PPO
+from tiny_configs import BUDGET_PPO, cut_at
 
 from agents.policy_file import PolicyFile
 
@@ -402,16 +402,8 @@ def test_a_seed_of_a_resumable_trainer_resumes_from_its_checkpoint_and_keeps_its
     assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", whole]) == 0
     real = budget.run_algorithm
     sittings = []
-
-    def killed_at_1100(cfg, run_dir, report=None, progress=False, resume=False):
-        def hook(decisions, export):
-            report(decisions, export)
-            if decisions >= 1_100:
-                raise _Killed
-        sittings.append(resume)
-        return real(cfg, run_dir, report=hook, progress=progress, resume=resume)
-
-    monkeypatch.setattr(budget, "run_algorithm", killed_at_1100)
+    killed = cut_at(real, 1_100, _Killed)
+    monkeypatch.setattr(budget, "run_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or killed(*a, **kw))
     with pytest.raises(_Killed):
         main(["benchmark", "--train", config, *DQN_ARGS, "--out", cut])
     monkeypatch.setattr(budget, "run_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or real(*a, **kw))
@@ -434,16 +426,7 @@ def test_a_resumable_seed_that_lost_a_point_before_its_checkpoint_trains_again_f
     with open(config, "w", encoding="utf-8") as fh:
         yaml.safe_dump(DQN_TINY, fh)
     out = str(tmp_path / "cut")
-    real = budget.run_algorithm
-
-    def killed_at_1100(cfg, run_dir, report=None, progress=False, resume=False):
-        def hook(decisions, export):
-            report(decisions, export)
-            if decisions >= 1_100:
-                raise _Killed
-        return real(cfg, run_dir, report=hook, progress=progress, resume=resume)
-
-    monkeypatch.setattr(budget, "run_algorithm", killed_at_1100)
+    monkeypatch.setattr(budget, "run_algorithm", cut_at(budget.run_algorithm, 1_100, _Killed))
     with pytest.raises(_Killed):
         main(["benchmark", "--train", config, *DQN_ARGS, "--out", out])
     run_dir = os.path.join(out, "runs", os.listdir(os.path.join(out, "runs"))[0])

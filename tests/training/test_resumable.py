@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from tiny_configs import cut_at
 
 from agents.policy_file import PolicyFile
 from train import resumable
@@ -181,15 +182,7 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     config.write_text(yaml.safe_dump({**TINY["dqn"], "variant": "classic", "num_players": 2, "eval_games": 4,
                                       "out_dir": str(tmp_path / "runs"), "run_name": "d"}), encoding="utf-8")
     assert main(["train", "--config", str(config), "--out-dir", str(tmp_path / "whole"), "--no-progress"]) == 0
-    real = train_command.run_algorithm
-
-    def ctrl_c_at_1100(cfg, run_dir, report=None, progress=False, resume=False):
-        def hook(decisions, export):
-            report(decisions, export)
-            if decisions >= 1_100:
-                raise KeyboardInterrupt
-        return real(cfg, run_dir, report=hook, progress=progress, resume=resume)
-
+    ctrl_c_at_1100 = cut_at(train_command.run_algorithm, 1_100, KeyboardInterrupt)
     monkeypatch.setattr(train_command, "run_algorithm", ctrl_c_at_1100)
     capsys.readouterr()
     assert main(["train", "--config", str(config), "--no-progress"]) == 130
