@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from train.benchmark import contenders
 from train.benchmark import throughput as bench
 from uno_env import Game, load_scenario
 
@@ -10,7 +11,7 @@ pytestmark = pytest.mark.slow  # times training and the engine: left out of make
 
 
 def _choose(game, legal, policy="matched"):
-    return bench.chooser(game, policy, bench.UniformPicker(0))(legal)
+    return contenders.chooser(game, policy, contenders.UniformPicker(0))(legal)
 
 
 def test_matched_policy_never_draws_while_holding_a_playable_card():
@@ -18,7 +19,7 @@ def test_matched_policy_never_draws_while_holding_a_playable_card():
                                  "hands": [["R3", "G7", "B1"], 5]})
     legal = game.legal_actions(state)
     assert game.layout.draw in legal
-    picks = {bench.chooser(game, "matched", bench.UniformPicker(seed))(legal) for seed in range(50)}
+    picks = {contenders.chooser(game, "matched", contenders.UniformPicker(seed))(legal) for seed in range(50)}
     assert picks == {game.parse_card("R3"), game.parse_card("G7")}  # both plays, never the draw
 
 
@@ -42,16 +43,16 @@ def test_matched_policy_accepts_a_wild_draw_four():
 
 def test_matched_games_are_far_shorter_than_uniform_ones():
     """Uniform picks over all legal ids draw voluntarily and balloon the games; matched ones do not."""
-    rows = {policy: bench.engine_contender("classic", 2, policy) for policy in bench.POLICIES}
+    rows = {policy: contenders.engine_contender("classic", 2, policy) for policy in contenders.POLICIES}
     decisions = {p: sum(c.play_game(i) for i in range(30)) / 30 for p, c in rows.items()}
     assert decisions["matched"] < 120 < 3 * 120 < decisions["uniform"], decisions
 
 
 def test_interleaved_runs_every_contender_in_every_round():
     calls = []
-    a = bench.Contender("a", lambda i: calls.append("a") or 10)
-    b = bench.Contender("b", lambda i: calls.append("b") or 20)
-    rows = bench.interleaved([a, None, b], seconds=0.0, rounds=3)
+    a = contenders.Contender("a", lambda i: calls.append("a") or 10)
+    b = contenders.Contender("b", lambda i: calls.append("b") or 20)
+    rows = contenders.interleaved([a, None, b], seconds=0.0, rounds=3)
     assert calls == ["a", "b"] * 3
     assert rows[1] is None
     assert rows[0]["games"] == 3 and rows[0]["decisions_per_game"] == 10
@@ -71,7 +72,7 @@ def test_bench_table_reports_games_and_decisions_per_second(capsys, monkeypatch)
 def test_matched_chooser_reads_legal_ids_only_in_every_variant():
     for variant in ("classic", "flex", "flip", "attack"):
         game = Game(variant, num_players=3)
-        choose = bench.chooser(game, "matched", bench.UniformPicker(1))
+        choose = contenders.chooser(game, "matched", contenders.UniformPicker(1))
         state = game.new_state(3)
         for _ in range(200):
             if state.is_over:
@@ -84,7 +85,7 @@ def test_matched_chooser_reads_legal_ids_only_in_every_variant():
 
 def test_unknown_bench_policy_is_refused():
     with pytest.raises(ValueError, match="allowed: matched, uniform"):
-        bench.chooser(Game("classic"), "greedy", bench.UniformPicker(0))
+        contenders.chooser(Game("classic"), "greedy", contenders.UniformPicker(0))
 
 
 def test_bench_train_measures_every_trainer_on_the_same_network(capsys, monkeypatch):
