@@ -29,3 +29,19 @@ def cut_at(run_algorithm, decisions: int, error: type[BaseException]):
                 raise error
         return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume)
     return cut
+
+
+def spied(run_algorithm, calls: list):
+    """``run_algorithm`` appending, for each call, ``{"resume": flag, "first": the first count it reports}`` to
+    ``calls``: whether a command asked to resume, and whether the run started past zero."""
+    def spy(cfg, run_dir, report=None, progress=False, resume=False):
+        call = {"resume": resume, "first": None}
+        calls.append(call)
+
+        def hook(reached, export):
+            if call["first"] is None:
+                call["first"] = reached
+            if report is not None:
+                report(reached, export)
+        return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume)
+    return spy

@@ -66,6 +66,8 @@ def test_the_exported_advantages_play_the_greedy_q_policy():
     game = Game("classic", 2)
     torch.manual_seed(0)
     net = QNetwork(_sizes(game)[0], game.num_actions, [32, 16])
+    torch.nn.init.normal_(net.advantage.weight, std=0.5)  # it starts at zero: every action alike, the first legal one
+    torch.nn.init.normal_(net.value.weight, std=0.5)  # V(s) shifts every Q of a state alike: the arg-max ignores it
     policy = export_policy(net, game, 123, {"algo": "dqn"})
     assert policy.metadata["config"]["output"] == "advantages" and policy.metadata["activation"] == "relu"
     agent = PolicyAgent(policy)
@@ -76,7 +78,8 @@ def test_the_exported_advantages_play_the_greedy_q_policy():
     with torch.no_grad():
         q = net(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
     q[masks == 0] = -np.inf
-    assert [agent.act(o, m) for o, m in zip(obs, masks)] == q.argmax(1).tolist()
+    actions = [agent.act(o, m) for o, m in zip(obs, masks)]
+    assert actions == q.argmax(1).tolist() and len(set(actions)) > 5  # not the first legal action every time
 
 
 def _sizes(game: Game) -> tuple[int, int]:
@@ -123,18 +126,71 @@ def test_uno_env_train_runs_dqn_and_its_policy_plays(tmp_path, capsys):
     meta = agent.policy.metadata
     assert meta["training_steps"] >= 1_500 and meta["config"]["algo"] == "dqn"
     assert meta["config"]["output"] == "advantages" and meta["layers"][1:-1] == [64]
-    result = head_to_head(game, lambda i: agent, lambda i: agents.load("random", game, seed=i), 4)
-    assert result["games"] == 4  # (an untrained greedy policy may stall: a game cut at the step cap has no winner)
+    # the engine refuses an illegal action, so four games played through is the check (a stalling policy's
+    # game is cut at the step cap without a winner: at this budget the policy is not expected to be good)
+    head_to_head(game, lambda i: agent, lambda i: agents.load("random", game, seed=i), 4)
     assert resolve_trainer("dqn").__module__ == "train.dqn.algorithm"
 
 
 @pytest.mark.slow
-def test_it_learns_to_beat_random_at_a_small_budget(tmp_path):
+def test_a_small_budget_keeps_it_beating_random(tmp_path):
+    """A guard, not a learning test: the untrained policy (the first legal action) already wins 97.5% against
+    ``random``; at this budget the DQN keeps most of that start (seeds 0, 1, 2 won 0.675, 0.92, 0.80).
+    What it learns is tested by ``test_the_update_fits_action_values_that_the_exported_policy_then_follows``."""
     cfg = TrainConfig.from_dict({**LEARNS, "out_dir": str(tmp_path)})
     game = Game("classic", 2)
     agent = agents.load(run_algorithm(cfg, str(tmp_path / "learns")), game, seed=0)
     result = head_to_head(game, lambda i: agent, lambda i: agents.load("random", game, seed=10_000 + i), 200, seed=777)
-    assert result["ci95"][0] > 0.5 and result["win_rate"] >= 0.6, result  # measured: seeds 0, 1, 2 won 0.675, 0.92, 0.80
+    assert result["ci95"][0] > 0.5 and result["win_rate"] >= 0.6, result
+
+
+def _random_decisions(game: Game, count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Observations, legal masks and uniformly random legal actions of ``count`` decisions of random games."""
+    from uno_env.observation import ObservationEncoder
+
+    enc, rng, state = ObservationEncoder(game), np.random.default_rng(seed), game.new_state(seed)
+    obs, masks, actions = [], [], []
+    while len(actions) < count:
+        if state.is_over:
+            state = game.new_state(int(rng.integers(2**31)))
+        mask = game.legal_action_mask(state)
+        action = int(rng.choice(np.flatnonzero(mask)))
+        obs.append(enc.encode(state, state.current_seat))
+        masks.append(mask)
+        actions.append(action)
+        game.step(state, action)
+    return np.array(obs), np.array(masks), np.array(actions)
+
+
+def test_the_update_fits_action_values_that_the_exported_policy_then_follows(tmp_path):
+    """Learning, on real observations: a draw ends the game with +1, a card with -1, and a ``pass`` after a
+    draw leads (one step, discount 1) to the next decision of the same game. The double-DQN update must tell
+    the actions apart, carry the +1 back through the bootstrap, and the policy file must act on it."""
+    cfg = TrainConfig.from_dict({**TINY, "net_arch": [32], "learning_rate": 3e-3, "gamma": 1.0,
+                                 "target_update_interval": 20})
+    trainer = Trainer(training_run(cfg, str(tmp_path / "fit")))
+    game = trainer.games.game
+    draw, pass_ = game.layout.draw, game.layout.pass_
+    obs, masks, actions = _random_decisions(game, 2_000, seed=3)
+    assert 0 < np.mean(actions == draw) < 1 and (actions == pass_).any()
+    for k in range(len(actions) - 1):
+        if actions[k] == pass_:  # worth the next decision's best: +1 where a draw is legal there
+            if masks[k + 1][draw]:
+                trainer.replay.add(obs[k], masks[k], pass_, 0.0, 1.0, obs[k + 1], masks[k + 1])
+        else:
+            trainer.replay.add(obs[k], masks[k], actions[k], 1.0 if actions[k] == draw else -1.0, 0.0)
+    losses = [trainer.update() for _ in range(400)]
+    assert np.mean(losses[-20:]) < 0.2 * np.mean(losses[:20])  # measured: 0.034 from 0.30
+    with torch.no_grad():
+        q = trainer.online(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+    passes = [k for k in np.flatnonzero(actions[:-1] == pass_) if masks[k + 1][draw]]
+    assert len(passes) > 10
+    assert abs(q[passes, pass_].mean() - 1.0) < 0.25  # the bootstrapped value of a pass, not its 0 reward
+    agent = PolicyAgent(trainer.export())
+    test_obs, test_masks, _ = _random_decisions(game, 100, seed=11)  # fresh positions
+    chosen = [agent.act(o, m) for o, m in zip(test_obs, test_masks)]
+    assert all(a == draw for a, m in zip(chosen, test_masks) if m[draw])  # the draw whenever it is legal
+    assert sum(a == draw for a in chosen) > 30
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ import agents
 from agents.policy_file import PolicyAgent, PolicyFile
 from train.algorithm import resolve_trainer, run_algorithm, training_run
 from train.app.cli import main
+from train.collect.seating import LEARNER
 from train.config import TrainConfig
 from train.evaluation.stats import head_to_head
 from train.nfsp.trainer import AveragePolicy, Reservoir, Trainer, export_average, sample_masked
@@ -136,6 +137,34 @@ def test_only_best_response_decisions_reach_the_reservoir_and_all_reach_the_repl
     assert trainer.reservoir.seen == (decisions if anticipatory else 0)
     pending = sum(len(q) for q in trainer.nstep.pending.values())
     assert trainer.replay.size + pending == decisions  # every learner decision, whichever policy made it
+
+
+def test_with_mixed_modes_each_seat_plays_its_own_mode_and_a_new_deal_draws_them_again(tmp_path):
+    """``anticipatory`` 0.5, some games with two learner seats: the reservoir gets exactly the decisions of seats
+    whose own mode is the best response, and a game dealt again (and only such a game) draws its seats' modes."""
+    cfg = TrainConfig.from_dict({**TINY, "anticipatory": 0.5, "opponents": {"self": 0.7, "random": 0.3},
+                                 "num_games": 32})
+    trainer = Trainer(training_run(cfg, str(tmp_path)))
+    trainer.games.reset(seed=0)
+    games = np.arange(cfg.num_games)
+    both = (trainer.league.roles == LEARNER).all(1)
+    assert (trainer.best[both, 0] != trainer.best[both, 1]).any()  # the learner's two seats in different modes
+    dealt, deal = [], trainer.league.deal
+    trainer.league.deal = lambda i: (dealt.append(i), deal(i))
+    drawn, draw = [], trainer.draw_modes
+    trainer.draw_modes = lambda i: (drawn.append(i), draw(i))
+    expected = decisions = redealt = 0
+    for _ in range(400):
+        seat = trainer.games.seat
+        learner = trainer.league.roles[games, seat] == LEARNER
+        expected += int(trainer.best[games, seat][learner].sum())  # a learner seat decides by its own mode
+        before = trainer.best.copy()
+        dealt.clear(), drawn.clear()
+        decisions += trainer.step()
+        assert drawn == dealt  # modes drawn again for exactly the games dealt again
+        assert np.array_equal(np.delete(trainer.best, dealt, axis=0), np.delete(before, dealt, axis=0))
+        redealt += len(dealt)
+    assert trainer.reservoir.seen == expected and 0 < expected < decisions and redealt > 10
 
 
 def test_each_seat_draws_its_policy_per_game(tmp_path):

@@ -9,11 +9,12 @@ import pytest
 import yaml
 
 import agents
-from agents.policy_file import PolicyFile
+from agents.policy_file import PolicyAgent, PolicyFile
 from train.algorithm import TrainingRun, resolve_trainer, run_algorithm
 from train.app.cli import main
 from train.config import ConfigError, TrainConfig
 from uno_env import Game
+from uno_env.observation import ObservationEncoder
 
 from paths import ROOT  # tests/paths.py
 
@@ -77,7 +78,10 @@ def test_the_trainer_gets_the_task_budget_seed_league_and_settings(tmp_path, mon
     assert (run.variant, run.num_players, run.table_sizes, run.budget, run.seed) == ("classic", 4, (4,), 1_500, 7)
     assert run.settings == {"games": 16, "batch": 128} and run.game().num_players == 4
     assert run.league == {"pretrained:classic": 1.0, "heuristic": 0.5}
-    assert run.opponent("pretrained:classic", run.game(), seed=0).act  # any agent spec is a league opponent
+    opponent = run.opponent("pretrained:classic", run.game(), seed=0)  # any agent spec is a league opponent
+    state = run.game().new_state(0)
+    obs, mask = ObservationEncoder(run.game()).encode(state, state.current_seat), run.game().legal_action_mask(state)
+    assert isinstance(opponent, PolicyAgent) and mask[opponent.act(obs, mask)]  # it plays a four-seat table
     with_options = TrainConfig.from_dict({**EXAMPLE, "algo": "pg_plugin:spy", "num_players": 3,
                                           "rule_options": {"stacking": "same_value"}})
     with pytest.raises(ConfigError):

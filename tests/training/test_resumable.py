@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from tiny_configs import cut_at
+from tiny_configs import cut_at, spied
 
 from agents.policy_file import PolicyFile
 from train import resumable
@@ -121,9 +121,10 @@ def test_dmc_segments_with_an_actor_process_give_the_weights_of_the_in_process_a
     assert all(np.array_equal(a, b) for a, b in zip(_weights(local), _weights(process)))
 
 
-def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp_path, capsys):
+def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp_path, capsys, monkeypatch):
     import yaml
 
+    from train.app import train_command
     from train.app.cli import main
 
     config = tmp_path / "dqn.yaml"
@@ -132,8 +133,13 @@ def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp
     assert main(["train", "--config", str(config), "--no-progress"]) == 0
     whole = _weights(str(tmp_path / "runs" / "d" / "policy"))
     # the run's checkpoint is the one before its last segment: resuming it trains that segment again, alike
+    calls = []
+    monkeypatch.setattr(train_command, "run_algorithm", spied(train_command.run_algorithm, calls))
     assert main(["train", "--resume", str(tmp_path / "runs" / "d"), "--no-progress"]) == 0
     assert all(np.array_equal(a, b) for a, b in zip(whole, _weights(str(tmp_path / "runs" / "d" / "policy"))))
+    # the same weights as a run from zero: what shows it resumed is where its counts start
+    assert len(calls) == 1 and calls[0]["resume"] is True and calls[0]["first"] > 1_000
+    monkeypatch.undo()
     capsys.readouterr()
     other = tmp_path / "other.yaml"
     other.write_text(yaml.safe_dump({**TINY["dqn"], "out_dir": str(tmp_path / "runs"), "run_name": "x"}),
@@ -192,9 +198,13 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     command = text.strip().splitlines()[-1].removeprefix("train: resume with: ").split()
     assert command == ["uno-env", "train", "--resume", run_dir]
     monkeypatch.undo()
+    calls = []
+    monkeypatch.setattr(train_command, "run_algorithm", spied(train_command.run_algorithm, calls))
     assert main([*command[1:], "--no-progress"]) == 0
     assert all(np.array_equal(a, b) for a, b in zip(_weights(str(tmp_path / "whole" / "d" / "policy")),
                                                     _weights(os.path.join(run_dir, "policy"))))
+    assert calls[0]["resume"] is True and calls[0]["first"] > 1_000  # from the checkpoint, not from zero
+    monkeypatch.undo()
 
     plug_in = tmp_path / "pg.yaml"
     plug_in.write_text(yaml.safe_dump({"algo": "examples.pg_plugin:train", "total_timesteps": 2_000,

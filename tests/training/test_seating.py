@@ -1,0 +1,62 @@
+"""The value learners' league (train/collect/seating.py): any agent spec holds a seat, and is asked to play."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import benchmark_agents  # tests/benchmark_agents.py: agents reachable as module:callable specs
+
+from agents.policy_file import PolicyAgent
+from train.algorithm import run_algorithm
+from train.collect.seating import LEARNER, Seating
+from train.config import TrainConfig
+from uno_env.vector import VectorGames
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+def test_every_kind_of_spec_plays_its_seats_legally_a_search_agent_from_the_state():
+    games = VectorGames(8, variant="classic", num_players=4)
+    games.reset(seed=3)
+    league = {"benchmark_agents:make_lowest_legal_agent": 1.0, "pretrained:classic-4p": 1.0,
+              "ismcts:iterations=8": 1.0}
+    seating = Seating(league, games, np.random.default_rng(0), opponent_seed=5)
+    lowest, policy, search = seating.agents
+    assert isinstance(lowest, benchmark_agents.LowestLegalAgent) and isinstance(policy, PolicyAgent)
+    assert search.reads_state and not getattr(policy, "reads_state", False)
+    asked, act_state = [], search.act_state
+    search.act_state = lambda state: (asked.append(state), act_state(state))[1]
+    played = set()
+    for _ in range(40):
+        seat, obs, mask = games.seat, games.obs, games.mask
+        actions = np.zeros(games.num_games, dtype=np.int64)
+        for i in range(games.num_games):
+            role = seating.roles[i, seat[i]]
+            if role == LEARNER:
+                actions[i] = np.flatnonzero(mask[i])[-1]
+                continue
+            before = len(asked)
+            actions[i] = seating.act(i, int(seat[i]), obs[i], mask[i], games)
+            assert mask[i][actions[i]]  # legal, whoever decided
+            if role == 0:
+                assert actions[i] == np.flatnonzero(mask[i])[0]  # the module:callable agent's own choice
+            assert (len(asked) > before) == (role == 2)  # only the search agent is handed the game state
+            if role == 2:
+                assert asked[-1] is games.states[i]
+            played.add(int(role))
+        *_, terminated, truncated = games.step(actions)
+        for i in np.flatnonzero(terminated | truncated).tolist():
+            seating.deal(i)
+    assert played == {0, 1, 2}
+
+
+def test_a_dqn_trains_against_a_module_callable_opponent(tmp_path, monkeypatch):
+    calls = []
+    act = benchmark_agents.LowestLegalAgent.act
+    monkeypatch.setattr(benchmark_agents.LowestLegalAgent, "act",
+                        lambda self, obs, mask: (calls.append(1), act(self, obs, mask))[1])
+    cfg = TrainConfig.from_dict({"algo": "dqn", "variant": "classic", "num_players": 2, "total_timesteps": 600,
+                                 "num_games": 8, "net_arch": [16], "batch_size": 32, "learning_starts": 64,
+                                 "opponents": {"benchmark_agents:make_lowest_legal_agent": 1.0},
+                                 "out_dir": str(tmp_path)})
+    run_algorithm(cfg, str(tmp_path / "run"))
+    assert len(calls) > 300  # every opponent decision of the run (about one per learner decision)
