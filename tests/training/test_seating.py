@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import benchmark_agents  # tests/benchmark_agents.py: agents reachable as module:callable specs
 
 from agents.policy_file import PolicyAgent
 from train.algorithm import run_algorithm
 from train.collect.seating import LEARNER, Seating
 from train.config import TrainConfig
 from uno_env.vector import VectorGames
+
+import benchmark_agents  # tests/benchmark_agents.py: agents reachable as module:callable specs
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
