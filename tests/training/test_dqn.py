@@ -163,9 +163,10 @@ def _random_decisions(game: Game, count: int, seed: int) -> tuple[np.ndarray, np
 
 
 def test_the_update_fits_action_values_that_the_exported_policy_then_follows(tmp_path):
-    """Learning, on real observations: a draw ends the game with +1, a card with -1, and a ``pass`` after a
-    draw leads (one step, discount 1) to the next decision of the same game. The double-DQN update must tell
-    the actions apart, carry the +1 back through the bootstrap, and the policy file must act on it."""
+    """Learning, on real observations: a draw ends the game with +1, a card with -1, and a ``pass`` is worth
+    (one bootstrapped step, discount 1) the best action of the next recorded decision, +1 where a draw is legal
+    there. The double-DQN update must tell the actions apart, carry the +1 back through the bootstrap, and the
+    policy file must act on it. (Rewards made up for the test: the game's own are too noisy for a quick fit.)"""
     cfg = TrainConfig.from_dict({**TINY, "net_arch": [32], "learning_rate": 3e-3, "gamma": 1.0,
                                  "target_update_interval": 20})
     trainer = Trainer(training_run(cfg, str(tmp_path / "fit")))

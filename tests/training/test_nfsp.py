@@ -159,7 +159,8 @@ def test_with_mixed_modes_each_seat_plays_its_own_mode_and_a_new_deal_draws_them
         learner = trainer.league.roles[games, seat] == LEARNER
         expected += int(trainer.best[games, seat][learner].sum())  # a learner seat decides by its own mode
         before = trainer.best.copy()
-        dealt.clear(), drawn.clear()
+        dealt.clear()
+        drawn.clear()
         decisions += trainer.step()
         assert drawn == dealt  # modes drawn again for exactly the games dealt again
         assert np.array_equal(np.delete(trainer.best, dealt, axis=0), np.delete(before, dealt, axis=0))
