@@ -35,7 +35,8 @@ def train(run):
             if seat[i] == 0:  # the learner's decisions: kept to learn from, counted against the budget
                 episode[i].append((obs[i].copy(), mask[i].copy(), actions[i]))
             elif opponent[i] is not None:  # (None: "self", the current policy plays that seat too)
-                actions[i] = opponent[i].act(obs[i], mask[i])
+                actions[i] = (opponent[i].act_state(games.states[i]) if getattr(opponent[i], "reads_state", False)
+                              else opponent[i].act(obs[i], mask[i]))  # search agents (ismcts) read the game state
         decisions += int((seat == 0).sum())
         seat, obs, mask, rewards, terminated, truncated = games.step(actions)
         for i in np.flatnonzero(terminated | truncated):

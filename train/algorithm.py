@@ -5,8 +5,10 @@ training config names it: a built-in (``ppo``, the native PPO; ``sb3``, SB3's Ma
 ``module:callable`` (``mypkg.learners:train``). The callable receives the task (variant, player
 counts, rule options), the decision budget, the seed, the league of opponents, its own settings
 (the config's ``settings:`` mapping) and a reporting hook; it returns the trained policy, as a
-``agents.policy_file.PolicyFile`` or the path of one it saved. ``uno-env train`` and the
-sample-budget protocol (``uno-env benchmark --train``) run every algorithm through ``run_algorithm``.
+``agents.policy_file.PolicyFile`` or the path of one it saved. The sample-budget protocol
+(``uno-env benchmark --train``) and ``uno-env exploit`` run every algorithm through ``run_algorithm``;
+``uno-env train`` does so for all but the two PPO paths, which it runs directly (for their own summary,
+checkpoints, ``--resume`` and ``--ray``).
 
 The counting rule, the same for every algorithm: **a decision counts against the budget when the
 learner made it in a game it trains on** (every seat the learner holds, out-of-turn decisions such as

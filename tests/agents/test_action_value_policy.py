@@ -243,3 +243,133 @@ def test_older_mlp_files_are_read_and_written_as_before(tmp_path):
     assert agent.scorer is None and agent.logits(obs).shape == (game.num_actions,) and mask[agent.act(obs, mask)]
     shipped = os.path.join(agents.PRETRAINED_DIR, "classic-2p")
     assert PolicyFile.read(shipped).action_features is None
+
+
+# ----------------------------------------------------------------------------- through the command-line apps
+
+@pytest.fixture(scope="module")
+def dmc_policy(tmp_path_factory):
+    """A tiny DMC run's exported action-value policy (classic, 2 players): ``(folder, folder/dmcbot/policy)``."""
+    import torch
+
+    from train.algorithm import run_algorithm
+    from train.config import TrainConfig
+
+    folder = tmp_path_factory.mktemp("dmc")
+    cfg = TrainConfig.from_dict({"algo": "dmc", "variant": "classic", "num_players": 2, "total_timesteps": 600,
+                                 "num_games": 8, "net_arch": [16], "batch_size": 64, "dmc_actors": 0,
+                                 "opponents": {"random": 1.0}, "eval_games": 2, "out_dir": str(folder)})
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        path = run_algorithm(cfg, str(folder / "dmcbot"))
+    finally:
+        torch.set_num_threads(threads)
+    assert PolicyFile.read(path).network == "action-value"
+    return folder, path
+
+
+def _check_moves_of(records, spec: str, path: str) -> int:
+    """Every move of the seat named ``spec`` in ``records`` is legal and the file's own arg-max; how many there were."""
+    from uno_env import RuleSet
+
+    checked = 0
+    for rec in records:
+        game = Game(RuleSet.from_dict(rec.rules))
+        agent, enc, state = load_policy(path, game), ObservationEncoder(game), game.new_state(rec.seed)
+        for a in rec.actions:
+            if rec.players[state.current_seat] == spec:
+                mask = game.legal_action_mask(state)
+                assert mask[a["action"]] and a["action"] == agent.act(enc.encode(state, state.current_seat), mask)
+                checked += 1
+            game.step(state, a["action"])
+        assert state.is_over
+    return checked
+
+
+def test_uno_env_eval_plays_an_action_value_policy(dmc_policy, tmp_path, capsys):
+    """``uno-env eval`` rates the DMC file by its run's name, every one of its moves the file's legal arg-max."""
+    from train.app.cli import main
+    from uno_env.records import read_records
+
+    _, path = dmc_policy
+    out, rec = tmp_path / "out", tmp_path / "rec"
+    assert main(["eval", "--agents", path, "random", "--games", "6", "--out", str(out), "--record", str(rec),
+                 "--workers", "1", "--no-progress"]) == 0
+    assert "| dmcbot | 6 |" in capsys.readouterr().out
+    row = next(a for a in json.loads((out / "results.json").read_text())["agents"] if a["agent"] == "dmcbot")
+    assert row["spec"] == path and row["games"] == 6 and 0 <= row["win_rate"] <= 1
+    assert row["wins"] == round(row["win_rate"] * 6)
+    records = list(read_records(open(rec / "games.jsonl", encoding="utf-8")))
+    assert len(records) == 6 and _check_moves_of(records, path, path) > 30
+
+
+def test_uno_env_play_against_an_action_value_policy(dmc_policy, tmp_path, capsys, monkeypatch):
+    """``uno-env play`` with scripted input plays a whole game against the DMC file, which moves by its arg-max."""
+    import io
+
+    from train.app.cli import main
+    from uno_env.records import read_records
+
+    _, path = dmc_policy
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 400))
+    record = tmp_path / "game.jsonl"
+    assert main(["play", "--opponents", path, "--seed", "3", "--no-colour", "--record", str(record)]) == 0
+    text = capsys.readouterr().out
+    assert "you are P0. P1: dmcbot" in text and "Game over:" in text and "\nP1: play " in text  # the agent's moves
+    (rec,) = read_records(open(record, encoding="utf-8"))
+    assert rec.players == ["human", path] and _check_moves_of([rec], path, path) > 0
+
+
+@pytest.mark.filterwarnings("ignore:Using `httpx`")
+def test_uno_env_serve_plays_an_action_value_policy_from_its_folder(dmc_policy):
+    """``uno-env serve`` seats the DMC file from its folder; it moves first, and every move is its arg-max."""
+    import io
+    import warnings
+
+    with warnings.catch_warnings():  # as tests/apps/test_serve.py: Starlette's test client asks for httpx2
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from train.app.serve.app import build_app
+    from uno_env.records import read_records
+
+    folder, path = dmc_policy
+    c = TestClient(build_app(str(folder)), base_url="http://127.0.0.1")
+    r = c.post("/api/games", json={"opponents": ["dmcbot/policy"], "players": 2, "seat": 1, "seed": 4})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    sid = data["session"]
+    assert data["view"]["seats"][0]["name"] == "P0 dmcbot"
+    assert data["events"] and data["events"][0]["lines"][0].startswith("P0: ")  # the agent moved first
+    assert c.app.state.sessions.get(sid).policies[0].policy.network == "action-value"
+    view = data["view"]
+    while view["result"] is None:  # the human's lowest legal action, each answered by the agent's moves
+        d = view["decision"]
+        action = min([a["action"] for acts in d["plays"].values() for a in acts]
+                     + [b["action"] for b in d["buttons"]])
+        r = c.post(f"/api/games/{sid}/act", json={"action": action, "step": view["step"]})
+        assert r.status_code == 200, r.text
+        view = r.json()["view"]
+    text = c.get(f"/api/games/{sid}/record").text
+    (rec,) = read_records(io.StringIO(text))
+    assert rec.players == ["dmcbot/policy", "human"]
+    assert _check_moves_of([rec], "dmcbot/policy", path) > 1
+
+
+def test_uno_env_benchmark_runs_an_action_value_policy(dmc_policy, tmp_path, capsys):
+    """``uno-env benchmark --agent <file>``, one task at 2 games: the file's games, win rate and fingerprint."""
+    from train.app.cli import main
+
+    _, path = dmc_policy
+    out = tmp_path / "bench"
+    assert main(["benchmark", "--agent", path, "--tasks", "classic-2p", "--games-per-task", "2", "--workers", "1",
+                 "--no-progress", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"# Benchmark: `{path}`" in printed and "| classic-2p |" in printed and "not comparable" in printed
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["agent"] == path and results["official"] is False
+    (task,) = results["tasks"]
+    assert task["id"] == "classic-2p" and task["games"] == 2 and 0 <= task["win_rate"] <= 1
+    assert task["wins"] == round(task["win_rate"] * 2) and "normalised_score" in task
+    header = json.loads((out / "games" / "classic-2p" / "games-played.jsonl").read_text().splitlines()[0])
+    assert header["agents"] == [path, "heuristic"] and len(header["policies"][path]) == 64  # the file's fingerprint

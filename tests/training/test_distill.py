@@ -158,6 +158,18 @@ def test_a_run_with_a_teacher_exports_the_distilled_policy_and_ppo_starts_from_i
     assert 0 < d_final < np.abs(first - distilled.policy.weights[0]).mean() / 4
 
 
+def test_the_labelling_games_seat_a_module_callable_opponent(tmp_path, monkeypatch):
+    """Any league spec takes the other seats while the teacher labels, a ``module:callable`` agent too."""
+    import benchmark_agents  # tests/benchmark_agents.py
+
+    asked = []
+    act = benchmark_agents.LowestLegalAgent.act
+    monkeypatch.setattr(benchmark_agents.LowestLegalAgent, "act", lambda self, o, m: asked.append(1) or act(self, o, m))
+    cfg = _cfg(tmp_path, opponents={"benchmark_agents:make_lowest_legal_agent": 1.0}, teacher="ismcts:iterations=4")
+    rows = distill.label_chunk(cfg.to_dict(), 0)
+    assert len(rows["obs"]) > 0 and len(asked) > distill.CHUNK_GAMES  # it played every game's other seat
+
+
 @pytest.mark.parametrize("bad, message", [({"teacher": "heuristic"}, "not a search agent spec"),
                                           ({"teacher": "ismcts:depth=3"}, "teacher: ismcts option"),
                                           ({"algo": "sb3"}, "needs algo: ppo"),

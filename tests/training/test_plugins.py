@@ -60,6 +60,19 @@ def test_the_hook_sees_rising_counts_up_to_the_budget_and_a_seed_repeats_its_pol
     assert not all(np.array_equal(x, y) for x, y in zip(policy.weights, PolicyFile.read(other).weights))
 
 
+def test_the_example_plays_a_search_opponent_through_its_state(tmp_path, monkeypatch):
+    """A league ``ismcts:...`` seat is asked with ``act_state`` (it reads the game state), not ``act``."""
+    from agents.search import ISMCTSAgent
+
+    asked = []
+    act_state = ISMCTSAgent.act_state
+    monkeypatch.setattr(ISMCTSAgent, "act_state", lambda self, state: asked.append(state) or act_state(self, state))
+    cfg = TrainConfig.from_dict({**EXAMPLE, "total_timesteps": 200, "opponents": {"ismcts:iterations=4": 1.0},
+                                 "settings": {"games": 4, "batch": 32}})
+    policy = PolicyFile.read(run_algorithm(cfg, str(tmp_path / "run")))
+    assert policy.metadata["training_steps"] >= 200 and asked  # trained to the budget against the search
+
+
 def test_the_trainer_gets_the_task_budget_seed_league_and_settings(tmp_path, monkeypatch):
     seen = {}
 

@@ -61,3 +61,47 @@ def test_a_dqn_trains_against_a_module_callable_opponent(tmp_path, monkeypatch):
                                  "out_dir": str(tmp_path)})
     run_algorithm(cfg, str(tmp_path / "run"))
     assert len(calls) > 300  # every opponent decision of the run (about one per learner decision)
+
+
+#: A tiny run of each value learner (a few hundred learner decisions), as the module:callable test above.
+TINY_RUNS = {
+    "dqn": dict(net_arch=[16], batch_size=32, learning_starts=64),
+    "nfsp": dict(net_arch=[16], batch_size=32, learning_starts=64, anticipatory=0.5),
+    "dmc": dict(net_arch=[16], batch_size=32, dmc_actors=0),
+}
+#: The ``training_steps`` the league's policy file is written with: it tells its agent apart from any other.
+MARK = 31_337
+
+
+@pytest.mark.parametrize("algo", sorted(TINY_RUNS))
+def test_a_value_learner_trains_against_a_policy_file_path_opponent(algo, tmp_path, monkeypatch):
+    """A DQN, NFSP and DMC run seats a league opponent named by a policy-file path, and that file's agent plays."""
+    from agents.policy_file import policy_file_from_weights
+    from uno_env import Game
+    from uno_env.observation import ObservationEncoder
+
+    game = Game("classic", num_players=2)
+    rng = np.random.default_rng(0)
+    size = ObservationEncoder(game).size
+    arrays = [rng.normal(size=(size, 8)).astype(np.float32), np.zeros(8, np.float32),
+              rng.normal(size=(8, game.num_actions)).astype(np.float32), np.zeros(game.num_actions, np.float32)]
+    path = str(tmp_path / "league" / "rival")
+    (tmp_path / "league").mkdir()
+    policy_file_from_weights(arrays, game, MARK).save(path)
+    calls = []
+    act = PolicyAgent.act
+
+    def counted(self, obs, mask):
+        action = act(self, obs, mask)
+        if self.policy.metadata["training_steps"] == MARK:  # the league's file, not the learner's own export
+            assert mask[action]
+            calls.append(action)
+        return action
+
+    monkeypatch.setattr(PolicyAgent, "act", counted)
+    cfg = TrainConfig.from_dict({"algo": algo, "variant": "classic", "num_players": 2, "total_timesteps": 600,
+                                 "num_games": 8, "eval_games": 2, "opponents": {path: 1.0},
+                                 "out_dir": str(tmp_path), **TINY_RUNS[algo]})
+    run_algorithm(cfg, str(tmp_path / "run"))
+    assert len(calls) > 200  # the opponent's seat of every game (about one decision per learner decision)
+    assert len(set(calls)) > 3  # its own varied choices, not one fallback action

@@ -50,6 +50,7 @@ from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
 from train import atomic
+from train.agent_specs import load_agent
 from train.config import ConfigError, TrainConfig
 from train.json_input import read_json_object
 from train.progress import Progress
@@ -82,8 +83,8 @@ def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
         rng = np.random.default_rng([cfg.seed, i])
         teacher.seed(int(rng.integers(2**31)))
         me = i % n
-        seats = [None if q == me else agents.load(baselines[rng.choice(len(baselines), p=weights)][0], game,
-                                                  seed=int(rng.integers(2**31)))
+        seats = [None if q == me else load_agent(baselines[rng.choice(len(baselines), p=weights)][0], game,
+                                                 seed=int(rng.integers(2**31)))  # any league spec
                  for q in range(n)]
         state = game.new_state(cfg.seed + i)
         mine = []
