@@ -20,6 +20,8 @@ from train.evaluation.stats import head_to_head
 from train.nfsp.trainer import AveragePolicy, Reservoir, Trainer, export_average, sample_masked
 from uno_env import Game
 
+from learning_checks import against_random  # tests/learning_checks.py
+
 #: A run small enough for seconds: few games, a small network, both networks learning within the run.
 TINY = dict(algo="nfsp", variant="classic", num_players=2, total_timesteps=1_500, num_games=16, net_arch=[64],
             batch_size=64, learning_starts=256, anticipatory=0.5, opponents={"random": 0.5, "heuristic": 0.3,
@@ -213,9 +215,8 @@ def test_uno_env_train_runs_nfsp_and_its_average_policy_plays(tmp_path, capsys):
 @pytest.mark.slow
 def test_it_learns_to_beat_random_at_a_small_budget(tmp_path):
     cfg = TrainConfig.from_dict({**LEARNS, "out_dir": str(tmp_path)})
-    game = Game("classic", 2)
-    agent = agents.load(run_algorithm(cfg, str(tmp_path / "learns")), game, seed=0)
-    result = head_to_head(game, lambda i: agent, lambda i: agents.load("random", game, seed=10_000 + i), 200, seed=777)
+    agent = agents.load(run_algorithm(cfg, str(tmp_path / "learns")), Game("classic", 2), seed=0)
+    result = against_random(agent, 200)
     assert result["ci95"][0] > 0.5, result
 
 
