@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import traceback
 
 import agents
 from agents import AgentSpecError
@@ -28,6 +29,10 @@ SPEC_FORMS = ("random, greedy, heuristic, ismcts[:key=value,...], pretrained (th
               "table), pretrained:<name>, a policy file (path/to/policy, e.g. runs/<name>/policy), or "
               "module:callable (a Python callable(game, seed) returning an agent)")
 """Every form of agent spec, for help texts (eval, play, benchmark and exploit take them all; serve, fewer)."""
+
+AGENT_SPECS_ALLOWED = ("random, greedy, heuristic, ismcts[:key=value,...], pretrained:<name>, a path to an exported "
+                       f"policy, or {CALLABLE_FORM}")
+"""What an agent spec may be, as the error for a ``module:callable`` whose module is missing says it."""
 
 _LOADER_PREFIXES = ("ismcts:", "pretrained:")
 
@@ -58,22 +63,52 @@ def load_agent(spec: str, game=None, seed: int | None = None):
     return agent
 
 
-def resolve_callable(spec: str):
-    """The callable a ``module:callable`` spec names; AgentSpecError if its module or name is missing."""
+def resolve_callable(spec: str, what: str = "agent spec", form: str = CALLABLE_FORM,
+                     allowed: str = AGENT_SPECS_ALLOWED, path_hint: str = ""):
+    """The callable a ``module:callable`` spec names; AgentSpecError (one line) if it cannot be had.
+
+    ``what`` names the spec in messages (``agent spec``, ``algo``), ``form`` and ``allowed`` say what it may be,
+    ``path_hint`` ends the advice on the Python path. A module that is missing, that fails to import something
+    itself, or that has a syntax error is one line each, naming the file and line where the import failed.
+    """
     match = CALLABLE_SPEC.match(spec)
     if match is None:
-        raise AgentSpecError(f"agent spec {spec!r} is not of the form {CALLABLE_FORM}")
+        raise AgentSpecError(f"{what} {spec!r} is not of the form {form}")
     module_name, name = match["module"], match["name"]
+    head = f"{what} {spec!r}: cannot import module {module_name!r}"
     try:
         target = importlib.import_module(module_name)
+    except SyntaxError as exc:  # (IndentationError too) in the module or in one it imports
+        raise AgentSpecError(f"{head}: a syntax error in {exc.filename}, line {exc.lineno}: "
+                             f"{_first_line(exc.msg)}") from None
     except ImportError as exc:
-        raise AgentSpecError(f"agent spec {spec!r}: cannot import module {module_name!r} ({exc}); allowed: "
-                             f"random, greedy, heuristic, ismcts[:key=value,...], pretrained:<name>, a path to "
-                             f"an exported policy, or {CALLABLE_FORM}") from None
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name is not None and \
+            (module_name == exc.name or module_name.startswith(exc.name + "."))
+        if missing:
+            raise AgentSpecError(f"{head}: no such module on the Python path (put the folder holding "
+                                 f"{module_name.split('.')[0]}.py, or its package, on PYTHONPATH, e.g. PYTHONPATH=. "
+                                 f"for one in the current directory{path_hint}); allowed: {allowed}") from None
+        raise AgentSpecError(f"{head}: {_first_line(str(exc))} ({_failed_at(exc)})") from None
     for part in name.split("."):
         if not hasattr(target, part):
-            raise AgentSpecError(f"agent spec {spec!r}: module {module_name!r} has no {name!r}")
+            raise AgentSpecError(f"{what} {spec!r}: module {module_name!r} has no {name!r}")
         target = getattr(target, part)
     if not callable(target):
-        raise AgentSpecError(f"agent spec {spec!r}: {module_name}.{name} is not callable")
+        raise AgentSpecError(f"{what} {spec!r}: {module_name}.{name} is not callable")
     return target
+
+
+def _first_line(text: str) -> str:
+    """The first line of an error's message, cut to 300 characters."""
+    lines = str(text).strip().splitlines()
+    line = lines[0] if lines else "no message"
+    return line if len(line) <= 300 else line[:300] + "..."
+
+
+def _failed_at(exc: BaseException) -> str:
+    """``<file>, line <n>``: the deepest frame of ``exc`` outside Python's import machinery (where it was raised)."""
+    where = "unknown place"
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if not frame.f_code.co_filename.startswith("<frozen "):
+            where = f"{frame.f_code.co_filename}, line {line}"
+    return where

@@ -42,6 +42,9 @@ from train.config import ConfigError, TrainConfig
 #: The built-in algorithms, by ``algo`` name: module:callable of their contract entry (imported when used).
 BUILTIN = {"ppo": "train.ppo.algorithm:train", "sb3": "train.sb3.algorithm:train", "dqn": "train.dqn.algorithm:train",
            "nfsp": "train.nfsp.algorithm:train", "dmc": "train.dmc.algorithm:train"}
+#: How ``algo``'s plug-in form is named in error messages.
+TRAINER_FORM = ("module:callable (a Python callable train(run) that returns the trained PolicyFile or the path of "
+                "a saved one, e.g. mypkg.learners:train; docs/plug-ins.md)")
 
 Report = Callable[[int, Callable[[], PolicyFile]], None]
 """``report(decisions, export)``: the decisions learned from so far, and a function returning the current policy."""
@@ -107,9 +110,11 @@ def resolve_trainer(algo: str) -> Callable[[TrainingRun], PolicyFile | str]:
         raise ConfigError(f"algo {algo!r} is neither a built-in algorithm ({', '.join(BUILTIN)}) nor a "
                           "module:callable (e.g. mypkg.learners:train)")
     try:
-        return resolve_callable(target)
+        # a trainer is imported as any Python module is: a file beside the config is not found by itself
+        return resolve_callable(target, "algo", TRAINER_FORM, f"{', '.join(BUILTIN)}, or {TRAINER_FORM}",
+                                path_hint="; the config's own folder is not searched")
     except AgentSpecError as exc:
-        raise ConfigError(str(exc).replace("agent spec", "algo", 1)) from None
+        raise ConfigError(str(exc)) from None
 
 
 def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,

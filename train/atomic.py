@@ -3,12 +3,20 @@
 A reader (or a resumed run after a crash or Ctrl-C) sees either the old file or the new one, never
 a half-written one. Temporary names start with ``.`` and end with ``.tmp`` so that nothing scanning
 a folder for ``step_<N>.zip`` or ``*.json`` mistakes a leftover for the real thing.
+
+A write that fails or is interrupted removes its temporary file; one killed outright (SIGKILL, the
+out-of-memory killer, a power cut) cannot, and leaves it: as large as the file it was writing, GBs
+for a learner's replay memory. So each name holds its writer's process id (``TEMP_NAME``), and
+``remove_orphans`` removes those of writers no longer running; the trainers call it on their run's
+``checkpoints/`` when a run starts or resumes and before each checkpoint.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
+import stat
 import tempfile
 
 # mkstemp creates files readable by their owner only; the files written here get the usual mode
@@ -16,10 +24,42 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
+#: A temporary file of this module: ``.<name>.<writer's process id>.<mkstemp's 8 characters>.tmp``, or the
+#: ``.npz`` / ``.json`` that ``save_policy`` writes under such a name. (Those of versions before the process id
+#: was in the name do not match: whether their writer still runs cannot be told.)
+TEMP_NAME = re.compile(r"\..+\.(?P<pid>[1-9][0-9]{0,9})\.[a-z0-9_]{8}\.tmp(?:\.npz|\.json)?")
+
+
 def _make_temp(folder: str, name: str) -> tuple[int, str]:
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.{os.getpid()}.", suffix=".tmp")
     os.chmod(tmp, 0o666 & ~_UMASK)
     return fd, tmp
+
+
+def remove_orphans(folder: str) -> list[str]:
+    """Remove the temporary files in ``folder`` whose writer no longer runs; the names removed.
+
+    Only plain files named as this module names them (``TEMP_NAME``) are touched, and only those of a process
+    that is neither this one nor running on this machine (as ``train.process_lock`` tells a live lock holder):
+    a write in progress, by this process or another one training the same run, is left alone.
+    """
+    from train.process_lock import pid_running
+
+    try:
+        names = os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    removed = []
+    for name in sorted(names):
+        match = TEMP_NAME.fullmatch(name)
+        if match is None or int(match["pid"]) == os.getpid() or pid_running(int(match["pid"])):
+            continue
+        path = os.path.join(folder, name)
+        with contextlib.suppress(OSError):  # gone already (another process cleaning up), or not ours to remove
+            if stat.S_ISREG(os.lstat(path).st_mode):  # never a link, a folder or a device named like one
+                os.remove(path)
+                removed.append(name)
+    return removed
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from uno_env.errors import RuleError, short_repr
 from uno_env.safe_yaml import load_file
 
 from train import atomic
-from train.config import ConfigError, TrainConfig
+from train.config import RUN_NAME_ALLOWED, ConfigError, TrainConfig, run_name_problem
 
 #: Bytes of ``eval.csv`` rewritten whole when a row is added (a few KB in a real run); beyond, rows are appended.
 MAX_EVAL_BYTES = 16 * 2**20
@@ -38,7 +38,10 @@ def first_line(exc: BaseException) -> str:
 
 
 def save_checkpoint(model, run_dir: str, steps: int) -> str:
-    """Write ``checkpoints/step_<steps>.zip`` and then ``latest.json`` naming it; returns the zip's path."""
+    """Write ``checkpoints/step_<steps>.zip`` and then ``latest.json`` naming it; returns the zip's path.
+
+    First the temporary files of writes that were killed in this folder are removed (``atomic.remove_orphans``)."""
+    atomic.remove_orphans(os.path.join(run_dir, "checkpoints"))
     path = os.path.join(run_dir, "checkpoints", f"step_{steps}.zip")
     atomic.save_model(model, path)
     # latest.json last: it never names a checkpoint that is not complete on disk
@@ -183,7 +186,11 @@ def saved_config(run_dir: str) -> TrainConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{path} is not a training config (a mapping of its keys)")
     data.pop("resolved_rules", None)  # written for readers; the rule options above say the same
-    data.update(out_dir=os.path.dirname(os.path.abspath(run_dir)), run_name=os.path.basename(os.path.abspath(run_dir)))
+    name = os.path.basename(os.path.abspath(run_dir))
+    if run_name_problem(name):  # a folder renamed since (or the root): the run directory's name is its run_name
+        raise ConfigError(f"--resume: the run directory {short_repr(run_dir)} cannot be resumed under its name "
+                          f"{short_repr(name)}; a run name is {RUN_NAME_ALLOWED}: rename the folder")
+    data.update(out_dir=os.path.dirname(os.path.abspath(run_dir)), run_name=name)
     try:
         return TrainConfig.from_dict(data)
     except (ConfigError, RuleError) as exc:
@@ -248,9 +255,13 @@ def append_progress(path: str, row: dict) -> None:
 
 
 def prepare_run_dir(cfg, run_dir: str) -> Game:
-    """Make a run's folders and write its resolved ``config.yaml``; returns the game at its home table."""
+    """Make a run's folders and write its resolved ``config.yaml``; returns the game at its home table.
+
+    Every run started or resumed here first removes what writes killed mid-way (SIGKILL, a power cut) left in
+    its ``checkpoints/``: their temporary files, as large as a checkpoint (``atomic.remove_orphans``)."""
     for sub in ("checkpoints", "snapshots"):
         os.makedirs(os.path.join(run_dir, sub), exist_ok=True)
+    atomic.remove_orphans(os.path.join(run_dir, "checkpoints"))
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     resolved = {**cfg.to_dict(), "run_name": cfg.name, "resolved_rules": game.rules.to_dict()}
     atomic.write_text(os.path.join(run_dir, "config.yaml"), yaml.safe_dump(resolved, sort_keys=False))

@@ -15,6 +15,7 @@ declared ``exclusive`` are refused, away from their defaults, under any other ``
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from uno_env.errors import short_repr
@@ -26,13 +27,29 @@ MAX_LAYERS = 16
 MAX_WIDTH = 65_536
 #: Seeds are 0..MAX_SEED: numpy's legacy seeding (SB3) takes 0..2**32 - 1 and the runs add offsets.
 MAX_SEED = 2**31 - 1
+#: A run name is one folder name inside ``out_dir``: a letter, digit or ``_`` first (so never ``.``, ``..``,
+#: hidden or read as a command-line option), then those and ``. - + = @ ,``: no path separator, drive or space.
+RUN_NAME = re.compile(r"\w[\w.+=@,-]*")
+#: Bytes of a run name at most (UTF-8; file systems take 255 per name).
+MAX_RUN_NAME_BYTES = 200
+RUN_NAME_ALLOWED = (f"one folder name inside out_dir: letters, digits and _ . - + = @ , starting with a letter, digit "
+                    f"or _, at most {MAX_RUN_NAME_BYTES} bytes (no / or \\, not . or .., not an absolute path)")
+"""What a run name may be, as error messages say it."""
+
+
+def run_name_problem(name) -> str | None:
+    """Why ``name`` cannot name a run directory (it would leave ``out_dir``, or is no sane folder name); else None."""
+    if not isinstance(name, str) or RUN_NAME.fullmatch(name) is None or len(name.encode("utf-8", "replace")) > \
+            MAX_RUN_NAME_BYTES:
+        return f"{short_repr(name)} must be {RUN_NAME_ALLOWED}"
+    return None
 
 
 @dataclass
 class RunConfig(ConfigModel):
     """What every run has, whatever trains it: the game, the seed, the final evaluation and where it is written."""
 
-    CHECKS = ("check_rules",)
+    CHECKS = ("check_rules", "check_run_name")
     RUN_PREFIX = ""  # starts the run directory's default name
 
     variant: str = setting("classic")
@@ -48,7 +65,8 @@ class RunConfig(ConfigModel):
     out_dir: str = setting("runs")
     """Where runs are written (``<out_dir>/<run_name>``)."""
     run_name: str = setting("")
-    """Name of the run directory; empty: ``<variant>-<num_players>p-seed<seed>`` (RLlib: with ``rllib-`` before it)."""
+    """Name of the run directory, one folder inside ``out_dir`` (``RUN_NAME_ALLOWED``); empty:
+    ``<variant>-<num_players>p-seed<seed>`` (RLlib: with ``rllib-`` before it)."""
 
     def check_rules(self) -> None:
         """The rule set exists: the variant, its player count and its options (a RuleError names what is wrong)."""
@@ -56,9 +74,16 @@ class RunConfig(ConfigModel):
 
         RuleSet.create(self.variant, self.num_players, self.rule_options)
 
+    def check_run_name(self) -> None:
+        """``run_name`` is empty or one folder name: the run is written inside ``out_dir``, never elsewhere."""
+        problem = run_name_problem(self.run_name) if self.run_name else None
+        if problem:
+            raise ConfigError(f"{self.LABEL} 'run_name' = {problem}; empty: <variant>-<num_players>p-seed<seed>")
+
     @property
     def name(self) -> str:
-        """Run directory name."""
+        """Run directory name (checked again here: a config built without ``from_dict`` is not validated)."""
+        self.check_run_name()
         return self.run_name or f"{self.RUN_PREFIX}{self.variant}-{self.num_players}p-seed{self.seed}"
 
 

@@ -4,10 +4,14 @@ When standard output is not a terminal (piped to a file or ``tee``, as on cluste
 invisible or a wall of carriage returns, so a line like
 ``train: 151,552/300,000 steps (50.5%) 1,020 samples/s, eta 2m28s`` is printed every ``interval``
 seconds instead, and once more at the end.
+
+The rate, and the time left from it, is that of roughly the last ``RATE_HORIZON`` seconds
+(``RateMeter``), so it settles instead of swinging with each training iteration or evaluation pause.
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import signal
 import sys
@@ -18,6 +22,10 @@ from train.arg_types import non_negative_float
 
 DEFAULT_INTERVAL = 30.0
 """Seconds between progress lines when output is not a terminal."""
+
+
+RATE_HORIZON = 120.0
+"""Seconds of work the shown rate (and the time left) mostly reflects."""
 
 
 def add_progress_arguments(parser) -> None:
@@ -52,6 +60,47 @@ def _isatty(stream) -> bool:
         return False
 
 
+class RateMeter:
+    """A work rate that settles: the work done over roughly the last ``horizon`` seconds, per second.
+
+    Work and time are both summed with weights that decay exponentially with age, so a job that counts
+    its work in bursts (a training iteration at a time, then a pause to evaluate) shows an even rate,
+    yet the rate still follows a machine that gets busier. Within the first ``horizon`` seconds it is
+    close to the mean since the start.
+    """
+
+    def __init__(self, horizon: float = RATE_HORIZON):
+        self.horizon = horizon
+        self.work = self.seconds = 0.0
+
+    def add(self, work: float, seconds: float) -> None:
+        """``work`` more done in ``seconds`` more."""
+        seconds = max(float(seconds), 0.0)
+        keep = math.exp(-seconds / self.horizon)
+        self.work = self.work * keep + max(float(work), 0.0)
+        self.seconds = self.seconds * keep + seconds
+
+    @property
+    def rate(self) -> float:
+        """Work per second (0.0 before any time has passed)."""
+        return self.work / self.seconds if self.seconds > 0 else 0.0
+
+
+def _smoothed_bar(meter: RateMeter, **kwargs):
+    """A tqdm bar whose rate, and so its time left, is ``meter``'s (tqdm's own follows each burst)."""
+    from tqdm import tqdm
+
+    class SmoothedBar(tqdm):
+        @property
+        def format_dict(self):
+            shown = super().format_dict
+            if meter.rate > 0:
+                shown["rate"] = meter.rate
+            return shown
+
+    return SmoothedBar(**kwargs)
+
+
 class Progress:
     """A count towards ``total``: a tqdm bar when ``stream`` is a terminal, periodic lines when it is not.
 
@@ -67,15 +116,14 @@ class Progress:
         self.interval = interval
         self.clock = clock
         self.initial = self.count = min(int(initial), self.total)
-        self.start = self.last = clock()
+        self.start = self.last = self.measured = clock()
+        self.meter = RateMeter()
         self.closed = False
         self.bar = None
         self.lines = enabled and (not _isatty(self.stream) or not _has_tqdm())
         if enabled and not self.lines:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=self.total, initial=self.count, desc=label, dynamic_ncols=True,
-                            unit=unit[:-1] if unit.endswith("s") else unit)
+            self.bar = _smoothed_bar(self.meter, total=self.total, initial=self.count, desc=label, dynamic_ncols=True,
+                                     unit=unit[:-1] if unit.endswith("s") else unit, smoothing=0)
 
     def update(self, n: int = 1) -> None:
         """Count ``n`` more."""
@@ -84,20 +132,24 @@ class Progress:
     def set(self, count: int) -> None:
         """Set the count (clamped to the total)."""
         count = min(int(count), self.total)
+        now = self.clock()
+        self.meter.add(count - self.count, now - self.measured)
+        self.measured = now
         if self.bar is not None and count > self.bar.n:
             self.bar.update(count - self.bar.n)
         self.count = count
         if self.lines:
-            now = self.clock()
             if now - self.last >= self.interval:
                 self.last = now
                 self.report(now)
 
     def report(self, now: float | None = None, final: bool = False) -> None:
-        """Print one progress line."""
+        """Print one progress line: the recent rate and the time left at it, or at the end the mean rate."""
         now = self.clock() if now is None else now
         elapsed = now - self.start
-        rate = (self.count - self.initial) / elapsed if elapsed > 0 else 0.0
+        rate = self.meter.rate
+        if final:
+            rate = (self.count - self.initial) / elapsed if elapsed > 0 else 0.0
         pct = 100.0 * self.count / self.total if self.total else 100.0
         line = (f"{self.label}: {self.count:,}/{self.total:,} {self.unit} ({pct:.1f}%) "
                 f"{rate:,.{1 if rate < 10 else 0}f} {self.rate_unit}, ")

@@ -14,7 +14,9 @@ Files, in ``<run_dir>/checkpoints/``: ``learner-<segment>.pt`` (the torch state 
 members read straight into the learner's preallocated buffers, each header checked first), then
 ``learner.json`` naming them, with the counters and the config the run was started with; the files
 of earlier segments are removed after it. A write cut part-way (Ctrl-C, a crash) leaves
-``learner.json`` naming the previous, complete pair. A resume under another config is refused,
+``learner.json`` naming the previous, complete pair; the temporary file of a write killed outright
+(SIGKILL: as large as the replay memory) is removed on resume and before the next checkpoint
+(``atomic.remove_orphans``). A resume under another config is refused,
 naming the keys that differ; a damaged or foreign checkpoint is one error line. Nothing is unpickled.
 """
 from __future__ import annotations
@@ -79,6 +81,7 @@ def save(run_dir: str, algo: str, config: dict, counters: dict, modules: dict, a
 
     where = folder(run_dir)
     os.makedirs(where, exist_ok=True)
+    atomic.remove_orphans(where)  # a killed write's memory file, before this one needs the disk space again
     files = {"tensors": f"learner-{int(counters['segment'])}.pt", "memory": f"memory-{int(counters['segment'])}.npz"}
     with atomic.atomic_open(os.path.join(where, files["tensors"]), "wb") as fh:
         torch.save({name: m.state_dict() for name, m in modules.items()}, fh)
@@ -138,6 +141,7 @@ def load(run_dir: str, algo: str, config: dict, modules: dict,
         raise ConfigError(f"{what} was written under another config (keys that differ: "
                           f"{', '.join(differ[:8]) or 'its layout'}); resume with the run's own config.yaml, "
                           "or start the run over")
+    atomic.remove_orphans(where)  # this run's own folder, resumed: what its killed writes left
     tensors = os.path.join(where, meta["files"]["tensors"])
     weights = sum(p.numel() * p.element_size() for m in modules.values() if hasattr(m, "parameters")
                   for p in m.parameters())

@@ -13,7 +13,10 @@ Reading is lazy and bounded: ``read_records`` and ``stream_records`` read a game
 iteration reaches it, and a line may hold at most ``MAX_LINE_CHARS`` (1 MiB) characters.
 
 The engine is deterministic, so ``Game(rules).new_state(seed)`` plus the actions reproduces every
-state; ``replay`` checks each recorded seat and phase on the way and the outcome at the end.
+state; ``replay`` checks each recorded seat and phase on the way and the outcome at the end. A game
+without its outcome line (a crash while writing, a partial copy) replays as far as it goes and is
+``unfinished``. A record's rules may name a file (a deck manifest: ``file_options``); ``replay`` with
+``read_files=False`` refuses such a record before anything is opened.
 """
 from __future__ import annotations
 
@@ -23,8 +26,10 @@ from typing import IO, Iterator
 
 from .errors import UnoError, short_repr
 from .game import Game
+from .options import Option
 from .rules import RuleSet
 from .state import State
+from .variants import VARIANTS
 
 FORMAT = "uno-env-record"
 VERSION = 1
@@ -95,6 +100,31 @@ def append_record(path: str, record: GameRecord) -> None:
         record.write(fh)
 
 
+def names_a_file(variant: str, option: Option) -> bool:
+    """Whether a rule option's value may name a file the engine reads: the variant's deck manifest option, or
+    any option taking free text (no fixed choices), which could hold a path."""
+    return option.key == VARIANTS[variant].deck_option or (option.type is str and option.choices is None)
+
+
+def file_options(rules: RuleSet) -> dict:
+    """The rule options of ``rules`` that name a file, each with the default that names none; only those set
+    to something else (a default such as ``proposed`` is the packaged data)."""
+    return {o.key: o.default for o in VARIANTS[rules.variant].options
+            if names_a_file(rules.variant, o) and rules.options.get(o.key, o.default) != o.default}
+
+
+def unfinished(record: GameRecord, state: State) -> str | None:
+    """Why a replayed record does not show how its game ended, or None: a record cut before its outcome line (a
+    crash while writing, a partial copy), or one whose outcome line comes while the game still runs. Ask once
+    ``replay`` is done with it."""
+    decisions = f"{state.steps} decision{'' if state.steps == 1 else 's'}"
+    if record.outcome is None:
+        return f"unfinished record: it stops after {decisions}, before the game's outcome line"
+    if not state.is_over:
+        return f"unfinished record: its outcome line comes after {decisions}, before the game is over"
+    return None
+
+
 def outcome_of(state: State) -> dict:
     """The outcome fields of a finished (or running) game."""
     return {"winner": state.winner, "returns": list(state.returns), "round_points": list(state.round_points),
@@ -140,6 +170,10 @@ def _objects(fh: IO[str]) -> Iterator[tuple[int, str, dict]]:
             if not isinstance(obj.get("rules"), dict) or isinstance(obj.get("seed"), bool) \
                     or not isinstance(obj.get("seed"), int):
                 raise RecordLineError(f"line {n}: a game header needs 'rules' (a mapping) and 'seed' (an int)")
+        elif kind == "tournament":  # uno-env eval's games-played.jsonl: results, no decisions to replay
+            raise RecordLineError(f"line {n}: this is a tournament's games-played stream (uno-env eval --out), "
+                                  "not a game record; a tournament run with --record DIR keeps its games in "
+                                  "DIR/games.jsonl, which replays")
         elif kind not in ("action", "outcome"):
             raise RecordLineError(f"line {n}: unknown line type {short_repr(kind)} (expected game, action or outcome)")
         yield n, kind, obj
@@ -192,14 +226,25 @@ def read_records(fh: IO[str]) -> Iterator[GameRecord]:
         yield record
 
 
-def replay(record: GameRecord) -> Iterator[tuple[Game, State, dict | None]]:
+def replay(record: GameRecord, read_files: bool = True) -> Iterator[tuple[Game, State, dict | None]]:
     """Re-play a record: yields (game, state, action applied to reach it or None for the start).
 
     ``record.actions`` may be a list or a one-pass iterator (``stream_records``); errors repeat only short
-    prefixes of what the record holds.
+    prefixes of what the record holds. ``read_files=False`` (a record from someone else): rules that name a
+    file (``file_options``) are refused before any file is opened, whatever the file is or whether it exists.
+    A record without its outcome line replays as far as it goes (``unfinished`` says so).
     """
     try:
-        game = Game(RuleSet.from_dict(record.rules))
+        rules = RuleSet.from_dict(record.rules)
+    except UnoError as exc:
+        raise RecordError(f"record rules are not valid: {_clip(str(exc))}") from None
+    named = file_options(rules) if not read_files else {}
+    if named:
+        raise RecordError(f"record rules name a file (rule option {', '.join(map(repr, named))}): a replay here "
+                          f"reads no files a record names; allowed: "
+                          f"{', '.join(f'{k}={v}' for k, v in named.items())}")
+    try:
+        game = Game(rules)
     except UnoError as exc:
         raise RecordError(f"record rules are not valid: {_clip(str(exc))}") from None
     try:

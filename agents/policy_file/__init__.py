@@ -14,15 +14,17 @@ plays the arg-max of Q over the legal actions (``docs/algorithms/dmc.md``).
 Metadata keys: ``format`` ("uno-env-policy"), ``format_version``, ``variant``, ``num_players``,
 ``table_sizes`` (every player count it was trained at; optional, default ``[num_players]``), ``rule_options``,
 ``observation_layout_version``, ``observation_size``, ``action_layout_version``, ``num_actions``,
-``activation``, ``layers`` (sizes), ``training_steps``, ``evaluation``, ``config``.
-Loading checks them against the game the policy will play and refuses a mismatch.
+``activation``, ``layers`` (sizes), ``training_steps``, ``evaluation``, ``config``; ``num_players``
+must be one of the ``table_sizes``. Loading checks them against the game the policy will play and
+refuses a mismatch.
 
 A policy file may come from anyone, so reading one is bounded before anything is inflated: the
 ``.json`` is at most ``MAX_METADATA_BYTES``; its ``layers`` at most ``MAX_LAYERS`` sizes of at most
 ``MAX_LAYER_SIZE``, ``MAX_WEIGHT_ELEMENTS`` numbers in all, and they must agree with its
 ``observation_size`` and ``num_actions``; the ``.npz`` must hold exactly ``p0.npy``, ``p1.npy``, ...
 (stored or deflated, not encrypted), each a plain float or integer array whose ``.npy`` header
-gives the shape ``layers`` needs, and then exactly the bytes of that shape are read. An action-value
+gives the shape ``layers`` needs, and then exactly the bytes of that shape are read, every float of
+them finite (no NaN or infinity). An action-value
 file's table is one member more, of shape ``num_actions`` x ``action_features`` from the metadata,
 counted with the weights against ``MAX_WEIGHT_ELEMENTS`` (so its ``layers`` hold at most
 ``MAX_LAYERS - 1`` sizes). Anything else

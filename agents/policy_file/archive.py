@@ -3,8 +3,9 @@
 Nothing is unpickled and every size is checked before the data it bounds is read: the zip's end
 record (member count, directory size, no zip64) before ``zipfile`` reads the directory; each
 member's name, compression and ``.npy`` header (a plain float or integer dtype, the shape the
-network's ``layers`` need) before any array data; then exactly the bytes of that shape are read.
-Anything else is a one-line ``PolicyFileError`` naming the file.
+network's ``layers`` need) before any array data; then exactly the bytes of that shape are read,
+and every float must be finite (no NaN or infinity). Anything else is a one-line ``PolicyFileError``
+naming the file.
 """
 from __future__ import annotations
 
@@ -70,12 +71,25 @@ def read_weights(path: str, layers: list[int], check_before_data: Callable[[], N
             archive = streams.enter_context(zipfile.ZipFile(fh))
             members = _check_members(archive, path, layers, shapes, names, streams)
             check_before_data()
-            return [_read_array(path, *member) for member in members]
+            arrays = [_read_array(path, *member) for member in members]
     except PolicyFileError:
         raise
     except _ARCHIVE_ERRORS as exc:
         reason = str(exc)[:200] or type(exc).__name__
         raise PolicyFileError(f"{path} is not a readable weight file (truncated or damaged?): {reason}") from None
+    for k, array in enumerate(arrays):
+        _check_finite(path, f"p{k}.npy ({names[k]})", array)
+    return arrays
+
+
+def _check_finite(path: str, member: str, array: np.ndarray) -> None:
+    """Refuse an array holding NaN or an infinity: such a network plays no policy (its arg-max is the first legal
+    action whatever the game, and sampling from it fails at the first decision)."""
+    if array.dtype.kind == "f":
+        bad = array.size - int(np.count_nonzero(np.isfinite(array)))
+        if bad:
+            raise PolicyFileError(f"{path}: {member} holds {bad:,} NaN or infinite value{'s' if bad > 1 else ''}; "
+                                  "a policy's weights are finite numbers (was it exported from a diverged run?)")
 
 
 def _check_zip_directory(fh, path: str) -> None:

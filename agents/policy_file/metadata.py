@@ -1,9 +1,10 @@
 """The ``<name>.json`` half of a policy file: its keys, the bounded reading of it and the checks of its values.
 
 Metadata keys: ``format`` ("uno-env-policy"), ``format_version``, ``variant``, ``num_players``,
-``table_sizes`` (every player count it was trained at; optional, default ``[num_players]``),
-``rule_options``, ``observation_layout_version``, ``observation_size``, ``action_layout_version``,
-``num_actions``, ``activation``, ``layers`` (sizes), ``training_steps``, ``evaluation``, ``config``.
+``table_sizes`` (every player count it was trained at, ``num_players`` among them; optional, default
+``[num_players]``), ``rule_options``, ``observation_layout_version``, ``observation_size``,
+``action_layout_version``, ``num_actions``, ``activation``, ``layers`` (sizes), ``training_steps``,
+``evaluation``, ``config``.
 
 The network's kind, ``network``: absent for the MLP from observation to logits (every file written
 before there was another kind), or ``"action-value"`` for a Q(s, a) network (``algo: dmc``): its
@@ -131,7 +132,8 @@ def check_action_value(meta: dict, layers: list[int], total: int, path: str) -> 
 
 
 def check_players(meta: dict, where: str) -> None:
-    """Refuse a ``num_players`` or ``table_sizes`` that names no sane player count."""
+    """Refuse a ``num_players`` or ``table_sizes`` that names no sane player count, or a ``num_players`` (the
+    home table) that is not among the ``table_sizes`` (every count it was trained at, the home table included)."""
     players = meta.get("num_players")
     if players is not None and not is_int(players, 1, MAX_TABLE_SIZE):
         raise PolicyFileError(f"{where}num_players {short_repr(players)} must be a player count, 1 to {MAX_TABLE_SIZE}")
@@ -140,6 +142,10 @@ def check_players(meta: dict, where: str) -> None:
                                   and all(is_int(n, 1, MAX_TABLE_SIZE) for n in sizes)):
         raise PolicyFileError(f"{where}table_sizes {short_repr(sizes)} must be a list of player counts, each 1 to "
                               f"{MAX_TABLE_SIZE}")
+    if players is not None and sizes and players not in sizes:
+        raise PolicyFileError(f"{where}num_players {players} is not one of its table_sizes {short_repr(sizes)}; the "
+                              "table sizes are every player count it was trained at, num_players (its home table) "
+                              "among them")
 
 
 def network_sizes(meta: dict, observation_size: int, num_actions: int) -> tuple:

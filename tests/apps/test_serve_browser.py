@@ -1,10 +1,11 @@
 """``uno-env serve`` in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright plays
 whole games by clicks, classic, Flip and Flex, with a colour choice and a challenge decision, and checks after
-every move that the page shows no card the human's seat may not see. It also replays the saved record
-frame by frame, and saves the README's screenshot (docs/browser-play.png)."""
+every move that the page shows no card the human's seat may not see and names and lights up the deciding seat
+(the human's, also when it is another seat's turn). It also replays the saved record frame by frame. The docs'
+screenshots come from docs/results/tools/browser_screenshots.py."""
 from __future__ import annotations
 
-import os
+import re
 import shutil
 import socket
 import threading
@@ -16,11 +17,8 @@ from uno_env import RuleSet
 from uno_env.records import read_records, replay
 from train.app.serve.app import build_app
 from train.app.serve.session import GameSession
-from paths import ROOT  # tests/paths.py
 
 pytestmark = pytest.mark.slow  # drives a browser: left out of make test-quick
-
-SCREENSHOT = os.path.join(ROOT, "docs", "browser-play.png")
 
 
 def chromium_path() -> str:
@@ -97,7 +95,7 @@ def start(page, url: str, variant: str, players: int, opponents: list[str], seed
     page.fill("#players", str(players))
     page.dispatch_event("#players", "input")
     for i, spec in enumerate(opponents):
-        page.locator(".opponent").nth(i).fill(spec)
+        page.locator(".opponent").nth(i).select_option(spec)  # a drop-down of the server's agents
     page.fill("#seed", str(seed))
     page.click("#start")
 
@@ -134,7 +132,39 @@ def check_page_shows_only_what_the_seat_sees(page, session) -> None:
             assert page.inner_text(f"#opponents .seat[data-seat='{q}'] .count") == f"{state.hand_size[q]} card{'' if state.hand_size[q] == 1 else 's'}"
 
 
-def play_by_clicks(page, sessions, screenshot_at: int | None = None) -> tuple[set[str], object, int]:
+def check_page_names_the_deciding_seat(page, session) -> None:
+    """At the human's decision the status says so (and whose turn it is when another seat's), the human's own
+    area is lit up and no opponent is; the seat whose turn it is, if another, is marked as such."""
+    state, me = session.state, session.seat
+    status = page.inner_text("#turn")
+    assert status == page.evaluate("view.status")
+    if state.turn_seat == me:
+        assert status == "your turn"
+    else:
+        assert status == f"your decision (P{state.turn_seat}'s turn)"
+        assert page.locator(f"#opponents .seat[data-seat='{state.turn_seat}'].turn").count() == 1
+    assert page.locator("#me-box.deciding").count() == 1 and page.locator("#opponents .seat.deciding").count() == 0
+
+
+REVERSE_PLAY = re.compile(r"(you|P\d): play [RGBY]R")  # a classic Reverse (a Flex one's name differs)
+
+
+def check_reverse_notes(lines: list[str], players: int) -> int:
+    """Two players: the log says that every Reverse played (but a game's last card) acts as a Skip, right after
+    its line; more players: never. Returns how many Reverses were checked."""
+    reverses = [i for i, line in enumerate(lines[:-1]) if REVERSE_PLAY.fullmatch(line.strip())]
+    notes = [i for i, line in enumerate(lines) if "acts as a Skip" in line]
+    if players != 2:
+        assert notes == []
+        return 0
+    assert [i + 1 for i in reverses] == notes
+    who = {i + 1: lines[i].split(":")[0] for i in reverses}
+    assert all(lines[i].strip().endswith("so you play again" if who[i] == "you" else f"so {who[i]} plays again")
+               for i in notes)
+    return len(reverses)
+
+
+def play_by_clicks(page, sessions) -> tuple[set[str], object, int]:
     """Play the open game to its end by clicking, as ``choice`` decides.
 
     Returns the phases asked, the session, and how often a card with several modes (Flex) asked which.
@@ -150,6 +180,7 @@ def play_by_clicks(page, sessions, screenshot_at: int | None = None) -> tuple[se
             return phases, session, mode_choices
         game, state = session.game, session.state
         assert state.current_seat == session.seat
+        check_page_names_the_deciding_seat(page, session)
         cards = page.eval_on_selector_all("#hand button.legal", "ns => ns.map(n => n.dataset.actions)")
         offered = sorted({int(a) for acts in cards for a in acts.split()} | {int(a) for a in page.eval_on_selector_all(
             "#buttons button[data-action]", "ns => ns.map(n => n.dataset.action)")})
@@ -159,8 +190,6 @@ def play_by_clicks(page, sessions, screenshot_at: int | None = None) -> tuple[se
         assert phase == state.phase.value
         phases.add(phase)
         decisions += 1
-        if decisions == screenshot_at:
-            page.screenshot(path=SCREENSHOT)
         action = choice(legal, [game.action_to_string(a, state) for a in legal])
         step = state.steps  # read before the click: the server advances this very state
         card = page.locator(f"#hand button.legal[data-actions~='{action}']").first
@@ -183,13 +212,14 @@ def test_whole_games_by_clicks_show_no_hidden_card(server, page, variant, player
     url, sessions = server
     seed = seed_with(variant, players, opponents, {"CHOOSE_COLOUR", "CHALLENGE_OR_ACCEPT"})
     start(page, url, variant, players, opponents, seed)
-    phases, session, mode_choices = play_by_clicks(page, sessions, screenshot_at=6 if variant == "flip" else None)
+    phases, session, mode_choices = play_by_clicks(page, sessions)
     assert {"CHOOSE_COLOUR", "CHALLENGE_OR_ACCEPT", "TURN"} <= phases
     assert (mode_choices > 0) == (variant == "flex")  # Flex: a card playable in both modes asked which
     assert page.inner_text("#result-text") == page.evaluate("view.result.text")
     assert "Game over" in page.inner_text("#result-text") and "round points" in page.inner_text("#result-points")
     log = page.inner_text("#log")
     assert "you: challenge" in log and "you: colour" in log
+    check_reverse_notes(log.splitlines(), players)
 
     with page.expect_download() as download:  # save the game as a record
         page.click("#save")
@@ -218,6 +248,53 @@ def test_whole_games_by_clicks_show_no_hidden_card(server, page, variant, player
         assert shown == frames[target][1]
     page.click("#rp-last")
     assert page.inner_text("#rp-result") != ""
+
+
+def test_a_two_player_reverse_is_said_to_act_as_a_skip(server, page):
+    url, sessions = server
+    seed = next(seed for seed in range(60) if reverse_before_the_end(seed))
+    start(page, url, "classic", 2, ["random"], seed)
+    play_by_clicks(page, sessions)
+    assert check_reverse_notes(page.inner_text("#log").splitlines(), 2) > 0
+
+
+def reverse_before_the_end(seed: int) -> bool:
+    """Whether the classic two-player game of ``seed`` against ``random``, played by ``choice``, has a Reverse
+    that is not its last card."""
+    session = GameSession(RuleSet.create("classic", 2), ["random"], 0, seed, None)
+    lines = [line for event in session.events for line in event["lines"]]
+    while not session.state.is_over:
+        game, state = session.game, session.state
+        legal = game.legal_actions(state)
+        events = session.act(choice(legal, [game.action_to_string(a, state) for a in legal]), state.steps)
+        lines += [line for event in events for line in event["lines"]]
+    return any(REVERSE_PLAY.fullmatch(line) for line in lines[:-1])
+
+
+def test_opponents_are_chosen_from_the_servers_agents_or_typed(server, page):
+    """Each opponent is a drop-down of /api/config's agents; "other..." shows a field for any other spec."""
+    url, sessions = server
+    page.goto(url + "/?delay=0")
+    page.wait_for_selector("body[data-ready='1']")
+    page.fill("#players", "3")
+    page.dispatch_event("#players", "input")
+    offered = page.eval_on_selector_all(".opponent", "ss => ss.map(s => Array.from(s.options, o => o.value))")
+    assert offered == [[*page.evaluate("config.agents"), "other"]] * 2
+    assert page.locator(".opponent-custom:visible").count() == 0
+    page.locator(".opponent").nth(0).select_option("greedy")
+    page.locator(".opponent").nth(1).select_option("other")
+    custom = page.locator(".opponent-custom").nth(1)
+    assert custom.is_visible()
+    custom.fill("no-such-agent")  # refused with the server's message; the setup stays
+    page.click("#start")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "unknown agent spec 'no-such-agent'" in page.inner_text("#error") and page.is_visible("#setup")
+    custom.fill("ismcts:iterations=20")
+    page.click("#start")
+    page.wait_for_selector("body[data-state='decide'], body[data-state='over']")
+    session = sessions.get(page.evaluate("session"))
+    assert session.spec_of == {1: "greedy", 2: "ismcts:iterations=20"}
+    assert page.inner_text("#opponents .seat[data-seat='2'] .name").startswith("P2 ismcts:iterations=20")
 
 
 def test_a_refused_action_shows_its_error_and_the_game_goes_on(server, page):

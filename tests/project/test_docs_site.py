@@ -41,7 +41,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     """Every page, link, anchor and API reference resolves (``make docs`` runs the same build)."""
     result = mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site", ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    api = (tmp_path / "site" / "api" / "engine" / "index.html").read_text(encoding="utf-8")
+    api = (tmp_path / "site" / "api" / "engine.html").read_text(encoding="utf-8")
     assert "legal_action_mask" in api  # the reference is generated from the code, not empty
     missing = missing_local_targets(tmp_path / "site")
     assert not missing, missing

@@ -19,3 +19,8 @@ def test_readme_python_example_runs(index):
     # each block runs on its own, as a reader would paste it: it must import what it uses
     namespace: dict = {}
     exec(compile(BLOCKS[index], f"README.md python block {index}", "exec"), namespace)  # noqa: S102
+
+
+def test_the_first_example_says_who_won(capsys):
+    exec(compile(BLOCKS[0], "README.md python block 0", "exec"), {})  # noqa: S102
+    assert re.fullmatch(r"winner: (player_[01]|nobody)\n", capsys.readouterr().out)

@@ -125,7 +125,7 @@ def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp
     import yaml
 
     from train.app import train_command
-    from train.app.cli import main
+    from train.app.cli import command_name, main
 
     config = tmp_path / "dqn.yaml"
     config.write_text(yaml.safe_dump({**TINY["dqn"], "variant": "classic", "num_players": 2, "eval_games": 4,
@@ -182,7 +182,7 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     import yaml
 
     from train.app import train_command
-    from train.app.cli import main
+    from train.app.cli import command_name, main
 
     config = tmp_path / "dqn.yaml"
     config.write_text(yaml.safe_dump({**TINY["dqn"], "variant": "classic", "num_players": 2, "eval_games": 4,
@@ -196,7 +196,7 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     run_dir = str(tmp_path / "runs" / "d")
     assert re.search(r"last checkpoint \(at 1,0[0-9]{2} decisions\) is in ", text)
     command = text.strip().splitlines()[-1].removeprefix("train: resume with: ").split()
-    assert command == ["uno-env", "train", "--resume", run_dir]
+    assert command == [command_name(), "train", "--resume", run_dir]  # as it runs here (train/app/cli.py)
     monkeypatch.undo()
     calls = []
     monkeypatch.setattr(train_command, "run_algorithm", spied(train_command.run_algorithm, calls))

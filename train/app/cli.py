@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 
 from train.arg_types import Parser
@@ -40,8 +41,9 @@ examples:
 
 Run 'uno-env <command> --help' for a command's options and their defaults.
 Bad input (a rule option, config key, agent spec or file) prints one line,
-'uno-env <command>: error: ...', and exits with status 2; 'uno-env --debug'
-(or UNO_ENV_DEBUG=1) shows the traceback instead. Ctrl-C exits with status 130."""
+'uno-env <command>: error: ...', and exits with status 2;
+'uno-env --debug <command> ...' (or UNO_ENV_DEBUG=1) shows the traceback instead.
+Ctrl-C exits with status 130."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,6 +69,27 @@ def build_parser() -> argparse.ArgumentParser:
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                                     help="show the full traceback of an error instead of one line")
     return parser
+
+
+def command_name() -> str:
+    """How to call ``uno-env`` again from a fresh shell in this directory, for commands printed to the user.
+
+    The bare name when the ``uno-env`` on PATH is the one running; otherwise (``make run`` calls
+    ``.venv/bin/uno-env`` with the virtualenv not activated) the path of the running one, relative to
+    the working directory when it lies under it.
+    """
+    invoked = sys.argv[0] if os.path.basename(sys.argv[0]) == "uno-env" else ""
+    # run another way (python -m, a test runner): the uno-env beside this Python, if there is one
+    beside = os.path.join(os.path.dirname(sys.executable), "uno-env")
+    program = invoked or (beside if os.path.isfile(beside) else "")
+    on_path = shutil.which("uno-env")
+    if not program or (on_path and os.path.realpath(on_path) == os.path.realpath(program)):
+        return "uno-env"
+    program = os.path.abspath(program)
+    relative = os.path.relpath(program)
+    if relative.startswith(os.pardir):
+        return program
+    return relative if os.sep in relative else os.path.join(os.curdir, relative)
 
 
 def debug_from_env() -> bool:

@@ -6,6 +6,7 @@ import os
 import shlex
 
 from train.agent_specs import SPEC_FORMS
+from train.app.cli import command_name
 from train.arg_types import positive_int
 from train.errors import EXIT_INTERRUPTED, UsageError
 from train.evaluation.report import markdown, write_outputs
@@ -40,8 +41,8 @@ def add_parser(sub) -> None:
 
 
 def resume_command(args) -> str:
-    """The ``uno-env eval`` command that continues this tournament."""
-    cmd = ["uno-env", "eval", "--variant", args.variant, "--players", str(args.players), "--agents", *args.agents,
+    """The ``uno-env eval`` command that continues this tournament (runnable as printed)."""
+    cmd = [command_name(), "eval", "--variant", args.variant, "--players", str(args.players), "--agents", *args.agents,
            "--games", str(args.games), "--seed", str(args.seed), "--workers", str(args.workers), "--out", args.out]
     if args.record:
         cmd += ["--record", args.record]

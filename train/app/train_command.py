@@ -17,7 +17,8 @@ import agents
 from uno_env import Game
 
 from train import checkpoints, resumable, shipped_configs
-from train.algorithm import is_resumable, run_algorithm
+from train.algorithm import is_resumable, resolve_trainer, run_algorithm
+from train.app.cli import command_name
 from train.config import TrainConfig
 from train.errors import EXIT_INTERRUPTED, UsageError
 from train.evaluation import stats
@@ -47,17 +48,18 @@ def _option_text(value) -> str:
 
 
 def next_steps(cfg: TrainConfig, run_dir: str) -> str:
-    """The commands that evaluate the new policy against the baselines and play against it."""
+    """The commands that evaluate the new policy against the baselines and play against it (runnable as printed)."""
     policy = os.path.join(run_dir, "policy")
     rules = _rule_flags(cfg)
-    evaluate = shlex.join(["uno-env", "eval", *rules, "--agents", policy, "heuristic", "random"])
-    play = shlex.join(["uno-env", "play", *rules, "--opponents", policy])
+    uno_env = command_name()
+    evaluate = shlex.join([uno_env, "eval", *rules, "--agents", policy, "heuristic", "random"])
+    play = shlex.join([uno_env, "play", *rules, "--opponents", policy])
     return f"next steps:\n  evaluate it against the baselines: {evaluate}\n  play against it: {play}"
 
 
 def resume_command(args, run_dir: str) -> str:
     """The ``uno-env train`` command that continues an interrupted run (same config and overrides)."""
-    cmd = ["uno-env", "train"]
+    cmd = [command_name(), "train"]
     for flag, value in (("--config", args.config), ("--timesteps", args.timesteps), ("--out-dir", args.out_dir),
                         ("--seed", args.seed)):
         if value is not None:
@@ -136,14 +138,19 @@ def run(args) -> int:
     return 0
 
 
+def _decisions(count: int) -> str:
+    """``1 decision``, ``2,048 decisions``."""
+    return f"{count:,} decision{'' if count == 1 else 's'}"
+
+
 def _interrupted(cfg: TrainConfig, run_dir: str, decisions: int) -> str:
     """What a trainer run through the contract left after Ctrl-C, and how to continue it."""
-    head = f"train: interrupted after {decisions:,} decisions"
+    head = f"train: interrupted after {_decisions(decisions)}"
     if is_resumable(cfg.algo) and resumable.exists(run_dir):
         reached = resumable.checkpoint_decisions(run_dir)
-        at = f" (at {reached:,} decisions)" if reached is not None else ""
+        at = f" (at {_decisions(reached)})" if reached is not None else ""
         return f"{head}; its last checkpoint{at} is in {resumable.folder(run_dir)}\ntrain: resume with: " + \
-            shlex.join(["uno-env", "train", "--resume", run_dir])
+            shlex.join([command_name(), "train", "--resume", run_dir])
     why = ("no checkpoint was written yet" if is_resumable(cfg.algo) else f"{cfg.algo} writes no checkpoints")
     return f"{head}; {why}, so no policy was saved: train again to start over"
 
@@ -159,7 +166,8 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
                          "alone (the run's own config.yaml is used), or the config that started that run")
     if args.resume and not resumable.exists(run_dir):
         raise UsageError(f"--resume: {run_dir} holds no checkpoint of a {cfg.algo} run (one is written every "
-                         f"checkpoint_every = {cfg.checkpoint_every:,} decisions); start the run without --resume")
+                         f"checkpoint_every = {_decisions(cfg.checkpoint_every)}); start the run without --resume")
+    resolve_trainer(cfg.algo)  # a trainer that cannot be imported is refused before anything is written
     checkpoints.prepare_run_dir(cfg, run_dir)
     reported = [0]
     start = time.perf_counter()

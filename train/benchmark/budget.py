@@ -204,7 +204,8 @@ def make_plan(config_file: str, budgets, seeds, suite: Suite, out_dir: str | Non
         raise UsageError(f"--train {config_file}: no task of {suite.name} plays {cfg.variant} at "
                          f"{'/'.join(map(str, cfg.player_counts))} players with rule options {cfg.rule_options}, "
                          "so no policy of it could be scored")
-    stem = os.path.splitext(os.path.basename(config_file))[0]
+    # the stem names run directories: characters a run name does not allow (train/config.py) become _
+    stem = re.sub(r"[^\w.+=@,-]", "_", os.path.splitext(os.path.basename(config_file))[0]).lstrip(".") or "run"
     return Plan(config_file, cfg, stem, budget_values, seeds, points, curve_games or DEFAULT_CURVE_GAMES,
                 budget_games, suite, tasks, out_dir or os.path.join("benchmark-results", f"budget-{stem}"))
 

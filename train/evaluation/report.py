@@ -91,13 +91,57 @@ def write_outputs(summary: dict, out_dir: str) -> list[str]:
     return paths if _plot(summary, paths[2]) else paths[:2]
 
 
+def ranked(summary: dict) -> list[dict]:
+    """The agents best first by win rate, the table's headline (ties: the higher rating ordinal first)."""
+    return sorted(summary["agents"], key=lambda a: (-a["win_rate"], -a["rating"]["ordinal"]))
+
+
+def ranking_notes(summary: dict) -> list[str]:
+    """Where the ratings or the head-to-head games order two agents against their win rates, and why.
+
+    A rating is updated game by game (later games weigh more) and also counts finishing places, so
+    two agents close in win rate may be rated the other way round; a win rate against the whole field
+    may also differ from the games those two played against each other.
+    """
+    rows = ranked(summary)
+    notes = []
+    for i, above in enumerate(rows):
+        for below in rows[i + 1:]:
+            if below["rating"]["ordinal"] > above["rating"]["ordinal"]:
+                notes.append(f"The ratings put {below['agent']} above {above['agent']} "
+                             f"(ordinal {below['rating']['ordinal']:.2f} against {above['rating']['ordinal']:.2f}): a rating "
+                             "is updated game by game, later games weighing more, and counts finishing places; "
+                             + _noise(above, below))
+    if "head_to_head" in summary:
+        names = summary["head_to_head"]["agents"]
+        wins = summary["head_to_head"]["wins"]
+        for i, above in enumerate(rows):
+            for below in rows[i + 1:]:
+                a, b = names.index(above["agent"]), names.index(below["agent"])
+                if wins[b][a] > wins[a][b]:
+                    notes.append(f"{below['agent']} won the games against {above['agent']} {wins[b][a]}-{wins[a][b]}, "
+                                 f"though {above['agent']} wins more often against the whole field; "
+                                 + _noise(above, below))
+    return notes
+
+
+def _noise(above: dict, below: dict) -> str:
+    """Whether two agents' win rates are apart by more than their 95% intervals."""
+    rates = f"{above['agent']} {above['win_rate']:.1%}, {below['agent']} {below['win_rate']:.1%}"
+    if below["win_rate_ci95"][1] >= above["win_rate_ci95"][0]:
+        return f"their win rates ({rates}) are within noise of each other (their 95% intervals overlap)."
+    return f"their win rates ({rates}) are apart beyond noise (their 95% intervals do not overlap)."
+
+
 def markdown(summary: dict) -> str:
-    """The results as Markdown tables."""
+    """The results as Markdown tables, ranked by win rate, with a note wherever another measure orders two agents
+    the other way."""
     r = summary["rules"]
     lines = [f"# Tournament: {r['variant']}, {r['num_players']} players, {summary['games']} games", "",
+             "Ranked by win rate.", "",
              "| agent | games | win rate | 95% interval | mean points | rating (mu ± sigma) | ordinal |",
              "|---|---|---|---|---|---|---|"]
-    for a in sorted(summary["agents"], key=lambda a: -a["rating"]["ordinal"]):
+    for a in ranked(summary):
         lo, hi = a["win_rate_ci95"]
         lines.append(f"| {a['agent']} | {a['games']} | {a['win_rate']:.1%} | {lo:.1%} - {hi:.1%} | "
                      f"{a['mean_points']:.1f} | {a['rating']['mu']:.2f} ± {a['rating']['sigma']:.2f} | "
@@ -108,8 +152,13 @@ def markdown(summary: dict) -> str:
                   "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
         for name, row in zip(names, summary["head_to_head"]["wins"]):
             lines.append(f"| {name} | " + " | ".join(str(x) for x in row) + " |")
-    if summary["truncated_games"]:
-        lines += ["", f"{summary['truncated_games']} games were truncated at the step cap (no winner)."]
+    notes = ranking_notes(summary)
+    if notes:
+        lines += [""] + [f"- {note}" for note in notes]
+    truncated = summary["truncated_games"]
+    if truncated:
+        lines += ["", f"{truncated} game{' was' if truncated == 1 else 's were'} truncated at the step cap "
+                  "(no winner)."]
     return "\n".join(lines) + "\n"
 
 

@@ -139,5 +139,6 @@ def save(net, optimiser, steps: int, path: str) -> None:
     """Write the network, the optimiser's state and the step count to ``path`` atomically."""
     import torch
 
+    atomic.remove_orphans(os.path.dirname(path))  # what a killed earlier write left (train/atomic.py)
     with atomic.atomic_open(path, "wb", encoding=None) as fh:
         torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(), "steps": steps}, fh)

@@ -72,7 +72,8 @@ def step_line(game, state, seat: int, phase: str, text: str) -> str:
 
 def outcome_line(state) -> str:
     """How the game ended."""
+    decisions = f"{state.steps} decision{'' if state.steps == 1 else 's'}"
     if state.winner is not None:
-        return f"\nP{state.winner} wins after {state.steps} decisions; round points {state.round_points}"
+        return f"\nP{state.winner} wins after {decisions}; round points {state.round_points}"
     why = "truncated at the step cap" if state.truncated else "blocked (nothing left to draw)"
-    return f"\nno winner: {why} after {state.steps} decisions"
+    return f"\nno winner: {why} after {decisions}"

@@ -32,6 +32,9 @@ MAX_INPUT_CHARS = 200
 #: The largest seat of any variant (``--seat``).
 MAX_SEAT = max(v.max_players for v in VARIANTS.values()) - 1
 
+#: Said at the start of a two-player game, where the rule surprises people who play with more.
+REVERSE_AS_SKIP = "with two players a Reverse acts as a Skip: whoever plays it plays again"
+
 ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34", "Pk": "95", "Tl": "36", "Or": "91", "Pu": "35"}
 
 
@@ -229,8 +232,8 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     n = game.num_players
     specs = opponents * (n - 1) if len(opponents) == 1 else opponents
     if len(specs) != n - 1:
-        raise UsageError(f"{n} players need {n - 1} opponents (or one spec for all), got {len(opponents)}: "
-                         f"{' '.join(opponents)}")
+        raise UsageError(f"{n} players need {n - 1} opponent{'' if n == 2 else 's'} (or one spec for all), got "
+                         f"{len(opponents)}: {' '.join(opponents)}")
     others = [q for q in range(n) if q != seat]
     spec_of = dict(zip(others, specs))
     policies = {q: load_agent(spec_of[q], game, seed=seed + q) for q in others}  # every spec eval takes
@@ -239,6 +242,8 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)], record_path) if record_path else None
     term.say(f"{rules.variant} UNO, {n} players; you are P{seat}. "
              + ", ".join(f"P{q}: {agents.display_name(spec_of[q])}" for q in others))
+    if n == 2 and game.reverse_as_skip:
+        term.say(REVERSE_AS_SKIP)
     while not state.is_over:
         actor = state.current_seat
         if actor == seat:

@@ -13,8 +13,10 @@ Errors are JSON ``{"error": message}`` with a 4xx status; they never change a ga
 failure is a 500 ``{"error": ...}`` without details). Requests must name this server as their host
 (``TrustedHostMiddleware``), so a web page elsewhere cannot reach it through a rebound DNS name, and
 every state-changing request must be a same-origin JSON request (``SameOriginJSON``), so a web page
-elsewhere cannot drive it with a form or a ``text/plain`` fetch. While the opponents decide, a
-request whose client goes away cancels its session (``watched``).
+elsewhere cannot drive it with a form or a ``text/plain`` fetch. While the opponents decide or a record
+replays, a request whose client goes away cancels its work (``watched``); a request body must arrive
+within ``BODY_TIMEOUT_SECONDS`` (``uno-env serve`` also closes a connection whose request head is slow:
+``train/app/serve/command.py``). No route reads a file a request's rules name (a deck manifest).
 """
 from __future__ import annotations
 
@@ -36,8 +38,9 @@ from starlette.staticfiles import StaticFiles
 
 import agents
 from uno_env import VARIANTS
+from uno_env.records import names_a_file
 
-from train.app.serve.replays import MAX_RECORD_BYTES, list_records, read_folder_record, replay_game
+from train.app.serve.replays import MAX_RECORD_BYTES, list_records, replay_request
 from train.app.serve.session import RequestError, Sessions, safe_agent_forms
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
@@ -51,6 +54,10 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 DISCONNECT_POLL_SECONDS = 0.2
 """How often a request whose opponents are deciding checks that its client is still there."""
+
+BODY_TIMEOUT_SECONDS = 30.0
+"""Longest a request body may take to arrive (408 after that): a slow client cannot hold a request open.
+A record upload of ``MAX_BODY_BYTES`` needs a little over 2 Mbit/s to arrive in time."""
 
 
 class JSON(JSONResponse):
@@ -109,7 +116,7 @@ def option_schema() -> dict:
     for name, vdef in VARIANTS.items():
         options = []
         for o in vdef.options:
-            if o.key.endswith("deck_manifest"):  # names a file: the server reads none
+            if names_a_file(name, o):  # the server reads no file a request names
                 continue
             default = list(o.default) if isinstance(o.default, tuple) else o.default
             choices = list(o.choices) if o.choices is not None else ([True, False] if o.type is bool else None)
@@ -166,11 +173,8 @@ def build_app(folder: str | None = None, allowed_hosts: list[str] | None = None)
 
     async def replay(request: Request) -> Response:
         data = await body(request)
-        if not isinstance(data, dict):
-            raise RequestError("the request body must be a JSON object {\"text\": ...} or {\"path\": ...}")
-        text = data.get("text") if "text" in data else read_folder_record(folder, data.get("path"))
-        return JSON(await run_in_threadpool(replay_game, text, data.get("game", 0), data.get("start", 0),
-                                            data.get("count")))
+        cancelled = threading.Event()  # a replay, like a game, stops once its client goes away
+        return JSON(await watched(request, cancelled, replay_request, folder, data, cancelled))
 
     async def refused(request: Request, exc: RequestError) -> Response:
         return refusal(str(exc), exc.status)
@@ -218,17 +222,24 @@ async def watched(request: Request, cancelled: threading.Event, fn, *args, drop=
 
 
 async def body(request: Request, empty_ok: bool = False):
-    """The request's JSON body (RequestError: too large, not JSON, nested too deeply, a too long number);
-    ``empty_ok``: an empty body is None."""
-    chunks, size = [], 0
-    try:
+    """The request's JSON body (RequestError: too large, too slow to arrive, not JSON, nested too deeply, a
+    too long number); ``empty_ok``: an empty body is None."""
+    chunks = []
+
+    async def read() -> None:
+        size = 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > MAX_BODY_BYTES:
                 raise RequestError(f"the request body is larger than {MAX_BODY_BYTES // 2**20} MB", 413)
             chunks.append(chunk)
+
+    try:
+        await asyncio.wait_for(read(), BODY_TIMEOUT_SECONDS)
     except ClientDisconnect:
         raise RequestError("the client went away", 400) from None
+    except asyncio.TimeoutError:
+        raise RequestError(f"the request body did not arrive within {BODY_TIMEOUT_SECONDS:g} s", 408) from None
     raw = b"".join(chunks)
     if empty_ok and not raw.strip():
         return None

@@ -1,11 +1,12 @@
 """Browser games: one human seat against agents, built from untrusted request data.
 
 Every request's input is checked here before it reaches the engine: the rule set through
-``RuleSet.create`` (no deck manifest files, ``max_steps`` at most ``MAX_GAME_STEPS``), agent specs
-through ``load_opponent`` (built-in agents, search within the ``MAX_SEARCH_*`` budgets and shipped
-policies; policy files, at any depth of a spec, only from the folder the server was started with,
-never through ``..`` or an absolute path), actions against the legal actions of the human's own
-decision. A rejected request raises ``RequestError`` and leaves the game as it was.
+``RuleSet.create`` (no rule option that names a file, such as a deck manifest: ``refuse_file_options``;
+``max_steps`` at most ``MAX_GAME_STEPS``), agent specs through ``load_opponent`` (built-in agents,
+search within the ``MAX_SEARCH_*`` budgets and shipped policies; policy files, at any depth of a spec,
+only from the folder the server was started with, never through ``..`` or an absolute path), actions
+against the legal actions of the human's own decision. A rejected request raises ``RequestError`` and
+leaves the game as it was.
 
 A session's opponents stop deciding once the session is cancelled (dropped for a newer game beyond
 ``MAX_SESSIONS``, or its client went away mid-request): the run stops before the next opponent
@@ -26,7 +27,7 @@ from agents import AgentSpecError, PolicyFileError, SearchOptionError
 from uno_env import VARIANTS, Game, RuleSet, UnoError
 from uno_env.errors import did_you_mean, short_repr
 from uno_env.observation import ObservationEncoder
-from uno_env.records import Recorder
+from uno_env.records import Recorder, file_options
 
 from train.app.play.terminal import step_narrated
 from train.app.serve.view import decision_json, result_json, table_view
@@ -172,14 +173,21 @@ def rules_from_request(data: dict) -> RuleSet:
     if not isinstance(pairs, list) or not all(isinstance(p, str) for p in pairs):
         raise RequestError(f"options must be a list of KEY=VALUE strings, got {short_repr(pairs)}")
     rules = RuleSet.create(variant, players, parse_options(pairs))
-    for key, value in rules.options.items():
-        if key.endswith("deck_manifest") and value != "proposed":
-            raise RequestError(f"rule option {key!r} = {short_repr(value)}: this server reads no deck manifest "
-                               "files; allowed: proposed")
+    refuse_file_options(rules)
     if rules.options.get("max_steps", 0) > MAX_GAME_STEPS:
         raise RequestError(f"rule option max_steps = {short_repr(rules.options['max_steps'])} is over this server's "
                            f"cap of {MAX_GAME_STEPS} decisions per game (max_steps <= {MAX_GAME_STEPS})")
     return rules
+
+
+def refuse_file_options(rules: RuleSet) -> None:
+    """RequestError if ``rules`` set a rule option that names a file (``uno_env.records.file_options``: a deck
+    manifest, any free-text option), before any file is opened; the answer is the same whatever the file is."""
+    named = file_options(rules)
+    if named:
+        allowed = ", ".join(f"{key}={default}" for key, default in named.items())
+        raise RequestError(f"rule option {', '.join(map(repr, named))} names a file: this server reads no "
+                           f"deck manifest files or other files that a request names; allowed: {allowed}")
 
 
 class GameSession:

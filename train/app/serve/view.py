@@ -4,8 +4,11 @@ A seat's view holds only public information and what that seat privately knows (
 the same as the terminal player shows): its own hand, the top card and current colour, the
 direction, every seat's card count, the pile's size, a pending penalty, a hand shown to it by a
 challenge; Flex power cards; Flip's active side, the opponents' back faces, the draw pile top's
-back face and the last duel. It never says which opponent is deciding (a jump-in or catch window
-is offered only to some seats: who decides depends on hidden cards), only whose turn it is.
+back face and the last duel; whose turn it is and which seat decides now (``deciding``: not always
+the seat whose turn it is, e.g. the victim of a Wild Draw Four decides whether to challenge). An
+opponent is named as deciding only when everyone knows it decides: a jump-in, a drawn card to play
+or keep, another card of a multi-play, an Optimus placement and a penalty that can only be stacked
+are offered only to a seat holding such a card, so saying who decides would tell what it holds.
 """
 from __future__ import annotations
 
@@ -28,6 +31,19 @@ PROMPTS = {"TURN": "your turn: play a highlighted card or draw", "CHOOSE_COLOUR"
            "CATCH": "catch the player who did not call UNO?", "JUMP_IN": "jump in with an identical card?",
            "MULTI_PLAY": "play another card of the same rank, or stop", "CHOOSE_TARGET": "choose a target",
            "OPTIMUS_PLACE": "place a card under Optimus, or stop"}
+
+
+#: A phase whose decider everyone knows (whatever the cards held): the seat is named to every viewer, as doing this.
+PUBLIC_DECISIONS = {"TURN": "plays or draws", "CHOOSE_COLOUR": "chooses a colour", "UNO_CALL": "may call UNO",
+                    "CATCH": "may catch the player who did not call UNO", "CHOOSE_TARGET": "chooses a target"}
+
+#: A phase offered only to a seat holding some card (or one answering a penalty, public only while challengeable):
+#: the seat is named to itself and in replays, as doing this.
+PRIVATE_DECISIONS = {"PLAY_OR_KEEP_DRAWN": "plays or keeps the drawn card",
+                     "CHALLENGE_OR_ACCEPT": "may challenge the wild or accept the penalty",
+                     "STACK_RESPONSE": "answers the penalty", "JUMP_IN": "may jump in",
+                     "MULTI_PLAY": "may play another card of the same rank",
+                     "OPTIMUS_PLACE": "places cards under Optimus"}
 
 
 #: What the page prints on a card of each effect (a number card shows its own label); words in the card's tooltip.
@@ -87,12 +103,15 @@ def table_view(game: Game, state, seat: int | None, names: list[str]) -> dict:
         if seat is None:
             entry["hand"] = hand_json(game, state, q)
         seats.append(entry)
+    deciding = deciding_seat(state, seat)
     view = {"variant": game.rules.variant, "players": n, "seat": seat, "seats": seats,
             "top": card_json(game, state.discard[-1]) if state.discard else None,
-            "colour": colour_text(spec["colour"]), "direction": "clockwise" if state.direction == 1 else
-            "counter-clockwise", "pile": {"word": "launcher" if game.layout.draw_word == "press" else "draw pile",
-                                          "count": len(state.draw_pile)},
-            "turn": None if state.is_over else state.turn_seat,
+            "colour": colour_text(spec["colour"]), "colour_word": COLOUR_WORDS.get(spec["colour"]),
+            "direction": "clockwise" if state.direction == 1 else "counter-clockwise",
+            "pile": {"word": "launcher" if game.layout.draw_word == "press" else "draw pile",
+                     "count": len(state.draw_pile)},
+            "turn": None if state.is_over else state.turn_seat, "deciding": deciding,
+            "status": status_text(state, seat, deciding),
             "pending": pending_text(game, spec, -1 if seat is None else seat),
             "hand": hand_json(game, state, seat) if seat is not None else None, "reveal": None, "flip": None}
     if seat is not None and state.reveals[seat] is not None:
@@ -106,6 +125,33 @@ def table_view(game: Game, state, seat: int | None, names: list[str]) -> dict:
     return view
 
 
+def deciding_seat(state, seat: int | None) -> int | None:
+    """The seat ``seat`` is told decides now: its own, or one whose deciding shows nothing hidden (every one in a
+    replay, ``seat=None``); None once the game is over or when only whose turn it is may be said."""
+    if state.is_over:
+        return None
+    decider, phase = state.current_seat, state.phase.value
+    if seat is None or decider == seat or phase in PUBLIC_DECISIONS:
+        return decider
+    if phase in ("CHALLENGE_OR_ACCEPT", "STACK_RESPONSE") and state.penalty.challenge is not None:
+        return decider  # a challengeable penalty's target is always asked: it may challenge
+    return None
+
+
+def status_text(state, seat: int | None, deciding: int | None) -> str:
+    """The status line: who decides now (and what, when another seat does), and whose turn it is when that differs."""
+    if state.is_over:
+        return "game over"
+    turn = "your turn" if state.turn_seat == seat else f"P{state.turn_seat}'s turn"
+    phase = state.phase.value
+    if deciding is None or deciding == state.turn_seat and (deciding == seat or phase == "TURN"):
+        return turn
+    if deciding == seat:
+        return f"your decision ({turn})"  # the page shows the question beside it
+    doing = PUBLIC_DECISIONS.get(phase) or PRIVATE_DECISIONS.get(phase, phase)
+    return f"P{deciding} {doing}" + ("" if deciding == state.turn_seat else f" ({turn})")
+
+
 def decision_json(game: Game, state) -> dict:
     """The decision the deciding seat faces: play actions by card name, every other action as a button."""
     phase = state.phase.value
@@ -117,6 +163,8 @@ def decision_json(game: Game, state) -> dict:
             plays.setdefault(card, []).append({"action": action, "text": text})
         else:
             label = PASS_LABELS.get(phase, "pass") if text == "pass" else text
+            if text.startswith("colour "):  # the colour's word, on a button in that colour
+                label = COLOUR_WORDS.get(text.split()[1], label)
             buttons.append({"action": action, "text": text, "label": label})
     return {"phase": phase, "prompt": PROMPTS.get(phase, phase), "plays": plays, "buttons": buttons}
 

@@ -19,8 +19,11 @@ function el(tag, cls, text) {
 
 function cardEl(card, tag = "span", extra = "") {
   // the face: a symbol for an action card (⊘ skip, ⇄ reverse, ★ wild, ...); the tooltip names the card in words
-  const node = el(tag, `card c-${card.colour} ${extra}`.trim(), card.face || card.name);
+  const face = card.face || card.name;
+  const node = el(tag, `card c-${card.colour} ${extra}`.trim(), face);
   node.dataset.card = card.name;
+  node.dataset.face = face;  // the corner index (CSS)
+  node.style.setProperty("--len", [...face].length);  // a long face is printed smaller (CSS)
   if (card.title) node.title = card.title;
   if (tag === "button") node.type = "button";
   return node;
@@ -46,7 +49,8 @@ async function api(path, body) {
 function fillSetup() {
   const variant = $("variant");
   for (const name of Object.keys(config.variants)) variant.append(new Option(name, name));
-  $("agent-forms").textContent = "Opponents: " + config.agent_forms + ".";
+  $("agent-forms").textContent = `Opponents: choose one, or "other..." to type any spec the server accepts: ` +
+    config.agent_forms + ".";
   const list = el("datalist"); list.id = "agent-specs";
   for (const spec of config.agents) list.append(new Option(spec, spec));
   document.body.append(list);
@@ -87,17 +91,50 @@ function onPlayers() {
   seat.replaceChildren(...Array.from({length: n}, (_, q) => new Option(`P${q}`, String(q))));
   seat.value = old !== "" && Number(old) < n ? old : "0";  // "" on first load: Number("") is 0
   const box = $("opponents-setup");
-  const specs = Array.from(box.querySelectorAll("input"), (i) => i.value);
+  const specs = Array.from(box.querySelectorAll(".opponent"), (_, i) => opponentSpec(i));
   box.replaceChildren();
-  for (let i = 0; i < n - 1; i++) {
-    const label = el("label", "", `Opponent ${i + 1} `);
-    const input = el("input");
-    input.setAttribute("list", "agent-specs");
-    input.className = "opponent";
-    input.value = specs[i] ?? "heuristic";
-    label.append(input);
-    box.append(label);
+  for (let i = 0; i < n - 1; i++) box.append(opponentChooser(i, specs[i] ?? "heuristic"));
+}
+
+const OTHER = "other";  // the drop-down's choice that shows a text field for any other spec
+
+function opponentChooser(i, spec) {
+  // a drop-down of the agents the server offers, grouped; "other..." shows a field to type a custom spec
+  const label = el("label", "opponent-box", `Opponent ${i + 1} `);
+  const select = el("select", "opponent");
+  const groups = [["built-in agents", (s) => !s.includes(":")], ["search", (s) => s.startsWith("ismcts")],
+                  ["trained policies", (s) => s.startsWith("pretrained")]];
+  const listed = new Set();
+  for (const [title, test] of groups) {
+    const group = el("optgroup");
+    group.label = title;
+    for (const s of config.agents.filter((s) => test(s) && !listed.has(s))) {
+      group.append(new Option(s, s));
+      listed.add(s);
+    }
+    if (group.children.length) select.append(group);
   }
+  const rest = config.agents.filter((s) => !listed.has(s));  // anything new the server offers
+  select.append(...rest.map((s) => new Option(s, s)), new Option("other...", OTHER));
+  const custom = el("input", "opponent-custom");
+  custom.setAttribute("list", "agent-specs");
+  custom.placeholder = "agent spec";
+  custom.setAttribute("aria-label", `Opponent ${i + 1}'s agent spec`);
+  const known = config.agents.includes(spec);
+  select.value = known ? spec : OTHER;
+  custom.value = known ? "" : spec;
+  custom.hidden = known;
+  select.addEventListener("change", () => {
+    custom.hidden = select.value !== OTHER;
+    if (!custom.hidden) custom.focus();
+  });
+  label.append(select, custom);
+  return label;
+}
+
+function opponentSpec(i) {
+  const select = document.querySelectorAll(".opponent")[i];
+  return select.value === OTHER ? select.parentNode.querySelector(".opponent-custom").value.trim() : select.value;
 }
 
 async function startGame(event) {
@@ -106,7 +143,7 @@ async function startGame(event) {
     .filter((i) => i.value !== i.dataset.default).map((i) => `${i.dataset.key}=${i.value}`);
   const seed = $("seed").value.trim();
   const body = {variant: $("variant").value, players: Number($("players").value), seat: Number($("seat").value),
-                opponents: Array.from(document.querySelectorAll(".opponent"), (i) => i.value.trim()),
+                opponents: Array.from(document.querySelectorAll(".opponent"), (_, i) => opponentSpec(i)),
                 options, seed: seed === "" ? null : Number(seed)};
   try {
     const data = await api("/api/games", body);
@@ -125,13 +162,29 @@ async function play(data) {
   document.body.dataset.state = "busy";
   $("decision").hidden = true;
   $("result").hidden = true;
+  $("hand").classList.remove("choosing");
+  const rules = data.view.rules;
   for (const event of data.events) {   // the moves up to the human's decision, one at a time
     for (const line of event.lines) log(line);
+    const note = reverseNote(event, view, rules);
+    if (note) log(note);
     draw(event.view);
     if (DELAY > 0) await new Promise((done) => setTimeout(done, DELAY));
   }
   draw(data.view);
   decide(data.view);
+}
+
+function reverseNote(event, before, rules) {
+  // two players: a Reverse acts as a Skip (the option two_player_reverse_as_skip, on by default), so the
+  // player who played it plays again; said once, unless the narration says so itself
+  const played = event.lines[0] && event.lines[0].match(/^(you|P(\d+)): play (\S+)/);
+  const after = event.view;
+  if (!played || after.players !== 2 || !after.top || after.top.face !== "⇄" || after.top.name !== played[3] ||
+      rules.options.two_player_reverse_as_skip === false || after.turn === null) return null;
+  if ((before && before.pending) || event.lines.some((line) => /skip/i.test(line))) return null;  // a deflection
+  return played[1] === "you" ? "  two players: the Reverse acts as a Skip, so you play again" :
+    `  two players: the Reverse acts as a Skip, so P${played[2]} plays again`;
 }
 
 function log(line) {
@@ -149,6 +202,8 @@ function draw(v) {
     opponents.append(seatEl(seat, v));
   }
   const me = v.seats[v.seat];
+  $("me-box").classList.toggle("deciding", v.deciding === v.seat);
+  $("me-box").classList.toggle("turn", v.turn === v.seat && v.deciding !== v.seat);
   $("me-name").textContent = `${me.name}: ${cardCount(me.cards)}` + (me.score !== undefined ? `, ${me.score} points` : "");
   $("me-power").textContent = me.power === undefined ? "" : `power card ${me.power ? "✓" : "✘"}`;
   drawCommon(v, "");
@@ -167,9 +222,20 @@ function cardCount(n) {
 }
 
 function seatEl(seat, v) {
-  const box = el("div", "seat" + (v.turn === seat.seat ? " turn" : "") + (seat.out ? " out" : ""));
+  // the seat that decides now is lit up; the seat whose turn it is, when another one decides, is marked
+  const deciding = v.deciding === seat.seat, turn = v.turn === seat.seat && !deciding;
+  const box = el("div", "seat" + (deciding ? " deciding" : "") + (turn ? " turn" : "") + (seat.out ? " out" : ""));
   box.dataset.seat = seat.seat;
-  box.append(el("div", "name", seat.name), el("div", "count", cardCount(seat.cards)));
+  const head = el("div", "name", seat.name);
+  if (deciding) head.append(el("span", "badge", "deciding"));
+  else if (turn) head.append(el("span", "badge turn-badge", "turn"));
+  box.append(head, el("div", "count", cardCount(seat.cards)));
+  if (!seat.hand) {   // a fan of card backs, as many as the seat holds (at most 12 drawn)
+    const fan = el("div", "fan");
+    fan.setAttribute("aria-hidden", "true");
+    for (let k = 0; k < Math.min(seat.cards, 12); k++) fan.append(el("span", "mini-back"));
+    box.append(fan);
+  }
   if (seat.power !== undefined) box.append(el("div", "power", `power card ${seat.power ? "✓" : "✘"}`));
   if (seat.score !== undefined) box.append(el("div", "score", `${seat.score} points${seat.out ? ", out" : ""}`));
   if (seat.backs) {
@@ -191,17 +257,19 @@ function drawCommon(v, prefix) {
   const status = prefix ? $(prefix + "status") : null;
   const lines = [`top ${v.top ? v.top.name : "-"}`, `colour ${v.colour}`, `direction ${v.direction}`,
                  `${v.pile.word} ${v.pile.count}`];
-  if (v.turn !== null && v.turn !== undefined) lines.push(`turn: P${v.turn}`);
+  if (v.turn !== null && v.turn !== undefined) lines.push(v.status);
   if (v.flip) lines.push(`active side ${v.flip.side}`);
   if (v.pending) lines.push(v.pending);
   if (v.flip && v.flip.duel) lines.push(v.flip.duel);
   if (status) { status.textContent = lines.join(" · "); return; }
   $("top").replaceChildren(v.top ? cardEl(v.top) : el("span", "", "-"));
-  $("colour").textContent = v.colour;
+  $("colour").textContent = v.colour_word || v.colour;
+  $("colour").className = "swatch" + (v.colour_word ? ` c-${v.colour}` : "");
   $("direction").textContent = v.direction === "clockwise" ? "↻ clockwise" : "↺ counter-clockwise";
   $("pile-word").textContent = v.pile.word;
   $("pile-count").textContent = v.pile.count;
-  $("turn").textContent = v.turn === null ? "" : (v.turn === v.seat ? "your turn" : `P${v.turn}'s turn`);
+  $("turn").textContent = v.turn === null ? "" : v.status;
+  $("turn").classList.toggle("mine", v.deciding === v.seat);
   $("side").textContent = v.flip ? `active side ${v.flip.side}` : "";
   $("pending").textContent = v.pending || "";
   $("duel").textContent = v.flip && v.flip.duel ? v.flip.duel : "";
@@ -220,6 +288,7 @@ function decide(v) {
   $("decision").dataset.phase = decision.phase;
   $("prompt").textContent = decision.prompt;
   const inHand = new Set(v.hand.map((c) => c.name));
+  $("hand").classList.toggle("choosing", Object.keys(decision.plays).some((card) => inHand.has(card)));
   const buttons = [];
   for (const [card, actions] of Object.entries(decision.plays)) {
     if (!inHand.has(card)) for (const a of actions) buttons.push({...a, label: a.text});
@@ -247,7 +316,7 @@ function showButtons(buttons) {
     node.dataset.action = b.action;
     node.dataset.text = b.text;
     const colour = b.text.match(/^colour (\w+)$/);
-    if (colour) node.className = `card small c-${colour[1]}`;
+    if (colour) node.className = `card choice c-${colour[1]}`;
     node.addEventListener("click", () => send(b.action));
     box.append(node);
   }
