@@ -12,13 +12,14 @@ changes anything, so an ``IllegalActionError`` leaves the state as it was.
 """
 from __future__ import annotations
 
+import os
 from functools import partial
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
-from . import turn
+from . import core, turn
 from .actions import AbsoluteTarget, ActionLayout
 from .cards import Effect, load_deck, load_deck_file
 from .errors import ActionParseError, IllegalActionError, RuleError
@@ -33,15 +34,34 @@ _TURN = Phase.TURN
 class Game:
     """Rules and lookup tables of one rule set; every method takes the ``State`` it works on."""
 
-    def __init__(self, rules: RuleSet | str = "classic", num_players: int | None = None,
-                 options: dict | None = None, **kw: Any):
+    backend = "python"
+    """Which engine runs the states: ``"python"`` here, ``"native"`` for the compiled core (``uno_env/core``)."""
+
+    def __new__(cls, rules: RuleSet | str = "classic", num_players: int | None = None,
+                options: dict | None = None, backend: str | None = None, **kw: Any):
+        # backend="native" (or UNO_ENV_BACKEND=native) makes the game a NativeGame: the same facade on the core
+        if cls is Game and (backend is not None or core.ENV_VAR in os.environ):
+            if core.resolve(backend, cls._rule_set(rules, num_players, options, kw)) == "native":
+                from .core.native import NativeGame
+
+                return object.__new__(NativeGame)
+        return object.__new__(cls)
+
+    def __getnewargs_ex__(self):  # unpickled and copied games stay on their backend
+        return (), {"backend": "python"}
+
+    @staticmethod
+    def _rule_set(rules, num_players, options, kw) -> RuleSet:
         if isinstance(rules, RuleSet):
             if num_players is not None or options or kw:
-                rules = RuleSet.create(rules.variant, num_players or rules.num_players,
-                                       {**rules.options, **(options or {}), **kw})
-        else:
-            rules = RuleSet.create(rules, 2 if num_players is None else num_players, options, **kw)
-        self.rules = rules
+                return RuleSet.create(rules.variant, num_players or rules.num_players,
+                                      {**rules.options, **(options or {}), **kw})
+            return rules
+        return RuleSet.create(rules, 2 if num_players is None else num_players, options, **kw)
+
+    def __init__(self, rules: RuleSet | str = "classic", num_players: int | None = None,
+                 options: dict | None = None, backend: str | None = None, **kw: Any):
+        self.rules = rules = self._rule_set(rules, num_players, options, kw)
         self.variant = vdef = get_variant(rules.variant)
         self.num_players = rules.num_players
         self.hand_size = vdef.hand_size

@@ -92,6 +92,20 @@ if _root and _log:
 '''
 
 
+#: A seeded game on the compiled core, then the same on the Python engine: the backend and both outcomes.
+NATIVE_GAME = """
+from uno_env import Game
+for backend in ("native", "python"):
+    g = Game("classic", 3, backend=backend, stacking="any")
+    s = g.new_state(7)
+    while not s.is_over:
+        g.step(s, g.legal_actions(s)[-1 if s.steps % 3 else 0])
+    if backend == "native":
+        print(g.backend)
+    print(s.winner, s.steps, g.to_spec(s)["hands"])
+"""
+
+
 @pytest.mark.slow
 def test_the_built_wheel_plays_from_a_fresh_environment(tmp_path):
     """python -m build, twine check, a fresh venv with the wheel, then a seeded game and a pretrained agent."""
@@ -99,7 +113,8 @@ def test_the_built_wheel_plays_from_a_fresh_environment(tmp_path):
     run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)], cwd=tmp_path)
     wheels, sdists = list(dist.glob("*.whl")), list(dist.glob("*.tar.gz"))
     version = source_version()
-    assert [w.name for w in wheels] == [f"uno_env-{version}-py3-none-any.whl"] and len(sdists) == 1
+    # a platform wheel: it carries the compiled core (uno_env/core/)
+    assert len(wheels) == 1 and wheels[0].name.startswith(f"uno_env-{version}-cp3") and len(sdists) == 1, wheels
     run([sys.executable, "-m", "twine", "check", "--strict", *map(str, wheels + sdists)], cwd=tmp_path)
     with zipfile.ZipFile(wheels[0]) as wheel:
         names = set(wheel.namelist())
@@ -107,13 +122,15 @@ def test_the_built_wheel_plays_from_a_fresh_environment(tmp_path):
                    "train/benchmark/references/uno-suite-v1.json", "train/configs/train/quick.yaml",
                    "train/configs/rules/classic-house.yaml"):
         assert needed in names, needed
+    assert any(n.startswith("uno_env/core/_core") and n.endswith(".so") for n in names), "no compiled core"
     requires = [line for line in metadata_lines(wheels[0]) if line.startswith("Requires-Dist:")]
     assert not [r for r in requires if "torch" in r and "extra ==" not in r], requires  # torch only in an extra
 
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", str(venv)], cwd=tmp_path)
     python, uno_env_cmd = venv / "bin" / "python", venv / "bin" / "uno-env"
-    run([str(python), "-m", "pip", "install", "--quiet", str(wheels[0])], cwd=tmp_path)
+    run([str(python), "-m", "pip", "install", "--quiet", "-c", str(ROOT / "constraints.txt"), str(wheels[0])],
+        cwd=tmp_path)
     site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp_path)
     pathlib.Path(site.strip(), "sitecustomize.py").write_text(AUDIT, encoding="utf-8")
 
@@ -127,6 +144,8 @@ def test_the_built_wheel_plays_from_a_fresh_environment(tmp_path):
                  "print('\\n'.join(m.__file__ for m in (uno_env, agents, train)))"], cwd=work, env=env).split()
     assert where[0] == version and all(pathlib.Path(f).is_relative_to(venv) for f in where[1:]), where
     assert run([str(uno_env_cmd), "--version"], cwd=work, env=env).strip() == f"uno-env {version}"
+    native = run([str(python), "-c", NATIVE_GAME], cwd=work, env=env).split()
+    assert native[0] == "native" and native[1:] == run([sys.executable, "-c", NATIVE_GAME], cwd=ROOT).split()[1:]
     demo = run([str(uno_env_cmd), "demo", "--seed", "0"], cwd=work, env=env)
     assert demo == run([sys.executable, "-m", "train.app.cli", "demo", "--seed", "0"], cwd=ROOT)  # the same game
     run([str(uno_env_cmd), "demo", "--rules", "classic-house", "--seed", "1"], cwd=work, env=env)

@@ -1,0 +1,926 @@
+// The turn machine, mirroring uno_env/turn.py and the handlers of uno_env/game.py function by function
+// (same names, same order of agenda pushes and random draws). Read the Python first: it is the reference.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "random.hpp"
+
+namespace uno {
+
+namespace {
+
+inline int mod(int a, int n) { return ((a % n) + n) % n; }
+
+const Step END_TURN_STEP{END_TURN, 0, 0, 0, 0, 2};
+const Step RESPOND_STEP{RESPOND, 0, 0, 0, 0, 1};
+
+inline Step step1(int code, int a) { return Step{code, a, 0, 0, 0, 2}; }
+
+void end_round(const Rules &g, State &s, int winner);
+void after_colour(const Rules &g, State &s, int p, int kind, int count, bool response);
+
+// ------------------------------------------------------------------ seats
+
+int seat_after(const Rules &g, const State &s, int p, int k = 1) {
+    if (!g.elimination) return mod(p + k * s.direction, s.n);
+    int q = p;
+    for (int i = 0; i < k; ++i) {
+        q = mod(q + s.direction, s.n);
+        while (s.eliminated[q]) q = mod(q + s.direction, s.n);
+    }
+    return q;
+}
+
+int players_in(const Rules &g, const State &s) {
+    if (!g.elimination) return s.n;
+    int out = 0;
+    for (auto e : s.eliminated) out += e;
+    return s.n - out;
+}
+
+// ------------------------------------------------------------------ placing cards
+
+void card_left_hand(State &s, int p, int kind, int count = 1) {
+    for (auto &e : s.shown)
+        if (e.holder == p && e.counts[kind]) e.counts[kind] = std::max(0, e.counts[kind] - count);
+}
+
+void show_cards(State &s, int observer, int holder, const std::vector<int> &counts) {
+    std::vector<Shown> kept;
+    for (auto &e : s.shown)
+        if (e.observer != observer || e.holder != holder) kept.push_back(e);
+    kept.push_back(Shown{observer, holder, counts});
+    s.shown.swap(kept);
+}
+
+void note_placement(const Rules &g, State &s, int p, int kind) {
+    if (!s.shown.empty()) card_left_hand(s, p, kind);
+    if (g.is_wild[kind]) {
+        s.last_played[p] = 4;
+    } else {
+        int c = g.colour_of[kind];
+        s.last_played[p] = c;
+        s.voids[p] &= ~(1 << c);
+    }
+}
+
+bool holds_colour(const Rules &g, const State &s, int seat, int colour, int playing = -1) {
+    const auto &hand = s.hands[seat];
+    for (int k : g.kinds_of_colour[colour])
+        if (hand[k]) return true;
+    if (g.wild_counts_as_match)
+        for (int k : g.wild_kinds)
+            if (hand[k] > (k == playing ? 1 : 0)) return true;
+    return false;
+}
+
+inline bool plays_on(const Rules &g, const State &s, int kind) {
+    // kind in g.playable_on[top][colour]
+    int top = s.discard.back();
+    return g.is_wild[kind] || g.colour_of[kind] == s.colour ||
+           (!g.is_wild[top] && g.rank_of[kind] == g.rank_of[top]);
+}
+
+// ------------------------------------------------------------------ drawing
+
+bool reshuffle(const Rules &, State &s) {
+    if (s.discard.size() <= 1) return false;
+    std::vector<int> rest(s.discard.begin(), s.discard.end() - 1);
+    rng_shuffle(s.rng, rest);
+    int top = s.discard.back();
+    s.draw_pile.swap(rest);
+    s.discard.assign(1, top);
+    return true;
+}
+
+int draw_cards(const Rules &g, State &s, int seat, int count) {
+    auto &hand = s.hands[seat];
+    int got = 0;
+    while (got < count) {
+        if (s.draw_pile.empty() && !reshuffle(g, s)) break;  // exhaustion: the rest is forfeited
+        hand[s.draw_pile.back()] += 1;
+        s.draw_pile.pop_back();
+        ++got;
+    }
+    if (got) {
+        s.hand_size[seat] += got;
+        s.progress = true;
+    }
+    return got;
+}
+
+int draw_one(const Rules &g, State &s, int seat) {
+    if (s.draw_pile.empty() && !reshuffle(g, s)) return -1;
+    int kind = s.draw_pile.back();
+    s.draw_pile.pop_back();
+    s.hands[seat][kind] += 1;
+    s.hand_size[seat] += 1;
+    s.progress = true;
+    return kind;
+}
+
+void draw_until_colour(const Rules &g, State &s, int seat, int colour, bool wild_satisfies) {
+    while (true) {
+        int kind = draw_one(g, s, seat);
+        if (kind < 0) return;
+        if (g.colour_of[kind] == colour || (wild_satisfies && g.is_wild[kind])) return;
+    }
+}
+
+void penalty_draw(const Rules &g, State &s, int seat) { draw_cards(g, s, seat, g.uno_penalty); }
+
+// ------------------------------------------------------------------ draw penalties
+
+bool can_respond_with(const Rules &g, const State &s, const Penalty &pen, int kind) {
+    int effect = g.effect_of[kind];
+    int top = s.discard.back();
+    bool free_ = g.madness && g.madness_free;
+    if (effect == DRAW_TWO) {
+        if (g.stacking == 0 || (pen.last_effect == WILD_DRAW_FOUR && g.stacking != 3)) return false;
+        if (free_ || (g.madness && g.effect_of[top] == WILD_DRAW_FOUR)) return true;
+        if (g.is_wild[top]) return g.colour_of[kind] == s.colour;
+        return g.colour_of[kind] == s.colour || g.rank_of[kind] == g.rank_of[top];
+    }
+    if (effect == WILD_DRAW_FOUR) {
+        if (g.stacking == 0 || g.stacking == 1) return false;
+        if (g.stacking == 2 && pen.last_effect != WILD_DRAW_FOUR) return false;
+        return g.bluffing || !holds_colour(g, s, pen.target, s.colour, kind);
+    }
+    if (!g.madness) return false;
+    if (free_ || g.effect_of[top] == WILD_DRAW_FOUR) return true;
+    return g.colour_of[kind] == s.colour || g.rank_of[kind] == g.rank_of[top];
+}
+
+void response_actions(const Rules &g, const State &s, std::vector<int> &acts) {
+    const Penalty &pen = s.penalty;
+    const auto &hand = s.hands[pen.target];
+    acts.clear();
+    for (int k : g.response_kinds)
+        if (hand[k] && can_respond_with(g, s, pen, k)) acts.push_back(k);
+    if (pen.has_challenge) acts.push_back(g.challenge);
+    acts.push_back(g.accept);
+}
+
+// Whether the penalty's target has something to decide (more than "accept").
+bool has_response(const Rules &g, const State &s) {
+    const Penalty &pen = s.penalty;
+    if (pen.has_challenge) return true;
+    const auto &hand = s.hands[pen.target];
+    for (int k : g.response_kinds)
+        if (hand[k] && can_respond_with(g, s, pen, k)) return true;
+    return false;
+}
+
+void pay(const Rules &g, State &s, int seat, const Penalty &pen, int extra) {
+    if (pen.until >= 0) draw_until_colour(g, s, seat, pen.until, false);
+    draw_cards(g, s, seat, pen.total + extra);
+}
+
+void absorb(const Rules &g, State &s) {
+    Penalty pen = s.penalty;
+    s.has_penalty = false;
+    pay(g, s, pen.target, pen, 0);
+    s.next_seat = pen.resume >= 0 ? pen.resume : seat_after(g, s, pen.target);
+}
+
+void await_response(const Rules &g, State &s, bool final_) {
+    if (final_ || !has_response(g, s))
+        absorb(g, s);
+    else
+        s.agenda.push_back(RESPOND_STEP);
+}
+
+void add_penalty(const Rules &g, State &s, int p, int amount, int effect, bool has_challenge, bool guilty,
+                 bool final_, int target = -1, int resume = -1, int until = -1) {
+    if (target < 0) target = seat_after(g, s, p);
+    if (!s.has_penalty) {
+        s.has_penalty = true;
+        s.penalty = Penalty{};
+        Penalty &pen = s.penalty;
+        pen.total = amount;
+        pen.target = target;
+        pen.last_effect = effect;
+        pen.has_challenge = has_challenge;
+        pen.offender = has_challenge ? p : 0;
+        pen.guilty = guilty;
+        pen.resume = resume;
+        pen.until = until;
+        pen.origin = p;
+    } else {
+        Penalty &pen = s.penalty;
+        pen.total += amount;
+        pen.target = target;
+        pen.last_effect = effect;
+        if (pen.deflected) {
+            pen.has_challenge = false;
+        } else {
+            pen.has_challenge = has_challenge;
+            if (has_challenge) {
+                pen.offender = p;
+                pen.guilty = guilty;
+            }
+        }
+        pen.resume = resume;
+        pen.cards += 1;
+    }
+    await_response(g, s, final_);
+}
+
+void deflect(const Rules &g, State &s, int p, bool final_) {
+    Penalty &pen = s.penalty;
+    pen.target = seat_after(g, s, p);
+    pen.has_challenge = false;
+    pen.deflected = true;
+    await_response(g, s, final_);
+}
+
+void challenge(const Rules &g, State &s, int challenger) {
+    Penalty pen = s.penalty;
+    s.has_penalty = false;
+    int offender = pen.offender;
+    bool guilty = pen.guilty;
+    s.reveals[challenger] = Reveal{true, offender, s.hands[offender]};
+    show_cards(s, challenger, offender, s.hands[offender]);
+    if (guilty) {
+        pay(g, s, offender, pen, 0);
+        s.next_seat = challenger;
+    } else {
+        pay(g, s, challenger, pen, g.challenge_fail_extra);
+        s.next_seat = seat_after(g, s, challenger);
+    }
+    if (pen.resume >= 0 && (guilty || pen.resume != challenger)) s.next_seat = pen.resume;
+}
+
+// ------------------------------------------------------------------ effects (the Classic family's table)
+
+void effect_number(const Rules &g, State &s, int p, int, int, bool) {
+    s.next_seat = g.elimination ? seat_after(g, s, p) : mod(p + s.direction, s.n);
+}
+
+void effect_skip(const Rules &g, State &s, int p, int, int count, bool final_) {
+    if (s.has_penalty) {
+        deflect(g, s, p, final_);
+        return;
+    }
+    s.next_seat = seat_after(g, s, p, count + 1);
+}
+
+void effect_reverse(const Rules &g, State &s, int p, int, int count, bool final_) {
+    if (final_ && !s.has_penalty) return;
+    if (count % 2) s.direction = -s.direction;
+    if (s.has_penalty) {
+        deflect(g, s, p, final_);
+        return;
+    }
+    if (g.reverse_as_skip && players_in(g, s) == 2)
+        s.next_seat = seat_after(g, s, p, count + 1);
+    else
+        s.next_seat = seat_after(g, s, p);
+}
+
+void effect_draw_two(const Rules &g, State &s, int p, int, int count, bool final_) {
+    add_penalty(g, s, p, 2 * count, DRAW_TWO, false, false, final_);
+}
+
+void effect_wild_draw_four(const Rules &g, State &s, int p, int, int, bool final_) {
+    bool has = false, guilty = false;
+    if (g.bluffing && !final_) {
+        has = true;
+        guilty = holds_colour(g, s, p, s.ref_colour);
+    }
+    add_penalty(g, s, p, 4, WILD_DRAW_FOUR, has, guilty, final_);
+}
+
+void apply_effect(const Rules &g, State &s, int p, int kind, int count, bool final_) {
+    switch (g.effect_of[kind]) {
+        case NUMBER: effect_number(g, s, p, kind, count, final_); break;
+        case SKIP: effect_skip(g, s, p, kind, count, final_); break;
+        case REVERSE: effect_reverse(g, s, p, kind, count, final_); break;
+        case DRAW_TWO: effect_draw_two(g, s, p, kind, count, final_); break;
+        case WILD: effect_number(g, s, p, kind, count, final_); break;  // effect_wild: same arithmetic
+        case WILD_DRAW_FOUR: effect_wild_draw_four(g, s, p, kind, count, final_); break;
+        default: throw std::logic_error("the compiled core has no handler for this card's effect");
+    }
+}
+
+// ------------------------------------------------------------------ placement
+
+void after_colour(const Rules &g, State &s, int p, int kind, int count, bool response) {
+    bool final_ = s.hand_size[p] == 0;
+    bool one_left = s.hand_size[p] == 1;
+    if (!response) s.agenda.push_back(END_TURN_STEP);
+    apply_effect(g, s, p, kind, count, final_);
+    s.flex_play = false;
+    if (final_ || s.hand_size[p] == 0) {
+        end_round(g, s, p);
+        return;
+    }
+    if (g.jump_in) {
+        if (g.jump_in_wild || !g.is_wild[kind]) {
+            s.has_jump = true;
+            s.jump_kind = kind;
+            s.jump_placer = p;
+        } else {
+            s.has_jump = false;
+        }
+    }
+    if ((one_left || s.hand_size[p] == 1) && g.uno_asks) s.agenda.push_back(step1(UNO, p));
+}
+
+void resolve_placement(const Rules &g, State &s, int p, int kind, int count, bool response = false) {
+    if (g.is_wild[kind]) {
+        s.agenda.push_back(Step{AFTER_PLACE, p, kind, count, response ? 1 : 0, 5});
+        s.agenda.push_back(step1(COLOUR, p));  // wild_steps: the colour declaration
+    } else {
+        s.colour = g.colour_of[kind];
+        s.colour_declarer = -1;
+        after_colour(g, s, p, kind, count, response);
+    }
+    run(g, s);
+}
+
+void play_card(const Rules &g, State &s, int p, int kind, bool response = false) {
+    note_placement(g, s, p, kind);
+    s.ref_colour = s.colour;
+    s.flex_play = false;
+    s.hands[p][kind] -= 1;
+    s.hand_size[p] -= 1;
+    s.discard.push_back(kind);
+    s.progress = true;
+    resolve_placement(g, s, p, kind, 1, response);
+}
+
+// ------------------------------------------------------------------ round end
+
+int hand_points(const Rules &g, const State &s, int seat) {
+    int total = 0;
+    const auto &hand = s.hands[seat];
+    for (int k = 0; k < g.num_kinds; ++k)
+        if (hand[k]) total += hand[k] * g.points_of[k];
+    return total;
+}
+
+void finish(State &s) {
+    s.is_over = true;
+    s.phase = GAME_OVER;
+    s.current_seat = -1;
+    s.agenda.clear();
+    s.has_waiting = false;
+    s.legal_valid = false;
+}
+
+int match_leader(const Rules &g, const State &s) {
+    bool any = false;
+    int best = 0;
+    for (int q = 0; q < s.n; ++q) {
+        if (s.eliminated[q]) continue;
+        int v = s.scores[q];
+        if (!any || (g.winner_takes ? v > best : v < best)) best = v;
+        any = true;
+    }
+    int leader = -1, count = 0;
+    for (int q = 0; q < s.n; ++q)
+        if (s.scores[q] == best && !s.eliminated[q]) {
+            leader = q;
+            ++count;
+        }
+    return count == 1 ? leader : -1;
+}
+
+void deal_round(const Rules &g, State &s);
+
+void next_round(const Rules &g, State &s, int last_winner) {
+    int n = s.n;
+    if (g.dealer_rotation == 1)
+        s.dealer = static_cast<int>(rng_integers(s.rng, n));
+    else if (g.dealer_rotation == 2 && last_winner >= 0)
+        s.dealer = last_winner;
+    else
+        s.dealer = (s.dealer + 1) % n;
+    while (s.eliminated[s.dealer]) s.dealer = (s.dealer + 1) % n;
+    s.round_index += 1;
+    deal_round(g, s);
+}
+
+void end_round(const Rules &g, State &s, int winner) {
+    int n = s.n;
+    s.agenda.clear();
+    s.has_penalty = false;
+    s.has_multi = false;
+    s.has_jump = false;
+    std::vector<int> points(n, 0);
+    if (winner >= 0) {
+        std::vector<int> values(n);
+        for (int q = 0; q < n; ++q) values[q] = hand_points(g, s, q);
+        if (g.winner_takes) {
+            points[winner] = std::accumulate(values.begin(), values.end(), 0);
+        } else {
+            points = values;
+            points[winner] = 0;
+        }
+        for (int q = 0; q < n; ++q) s.scores[q] += points[q];
+    }
+    s.round_points = points;
+    s.round_winner = winner;
+    s.blocked = winner < 0;
+    if (g.elimination) {
+        for (int q = 0; q < n; ++q)
+            if (!s.eliminated[q] && s.scores[q] >= g.target_score) s.eliminated[q] = 1;
+        std::vector<int> alive;
+        for (int q = 0; q < n; ++q)
+            if (!s.eliminated[q]) alive.push_back(q);
+        if (alive.size() >= 2) {
+            next_round(g, s, winner);
+            return;
+        }
+        s.winner = alive[0];
+    } else if (g.match) {
+        if (*std::max_element(s.scores.begin(), s.scores.end()) < g.target_score) {
+            next_round(g, s, winner);
+            return;
+        }
+        s.winner = match_leader(g, s);
+    } else {
+        s.winner = winner;
+    }
+    finish(s);
+}
+
+void deal_round(const Rules &g, State &s) {
+    int n = s.n;
+    s.discard.clear();
+    for (auto &h : s.hands) std::fill(h.begin(), h.end(), 0);
+    std::fill(s.hand_size.begin(), s.hand_size.end(), 0);
+    s.draw_pile = g.deck_array;  // rng.permutation(deck_array): a copy, shuffled
+    rng_shuffle(s.rng, s.draw_pile);
+    std::vector<int> seats;
+    for (int i = 0; i < n; ++i) {
+        int q = (s.dealer + 1 + i) % n;
+        if (!s.eliminated[q]) seats.push_back(q);
+    }
+    int m = static_cast<int>(seats.size());
+    for (int i = 0; i < g.hand_size * m; ++i) {
+        int seat = seats[i % m];
+        s.hands[seat][s.draw_pile.back()] += 1;
+        s.draw_pile.pop_back();
+        s.hand_size[seat] += 1;
+    }
+    s.direction = 1;
+    s.has_penalty = false;
+    for (auto &r : s.reveals) r = Reveal{};
+    s.shown.clear();
+    std::fill(s.power.begin(), s.power.end(), 1);
+    s.idle_turns = 0;
+    s.progress = false;
+    s.colour_declarer = -1;
+    start_round_classic(g, s);
+}
+
+// ------------------------------------------------------------------ agenda steps
+
+// Each returns true when the step waits for a decision (Python: returns the step), with `out` the
+// step recorded as `waiting`.
+bool step_after_place(const Rules &g, State &s, const Step &st, Step &) {
+    after_colour(g, s, st.a, st.b, st.c, st.d != 0);
+    return false;
+}
+
+bool step_colour(const Rules &, State &s, const Step &st, Step &out) {
+    s.phase = CHOOSE_COLOUR;
+    s.current_seat = st.a;
+    out = st;
+    return true;
+}
+
+bool step_uno(const Rules &, State &s, const Step &st, Step &out) {
+    s.phase = UNO_CALL;
+    s.current_seat = st.a;
+    out = st;
+    return true;
+}
+
+bool step_catch(const Rules &, State &s, const Step &st, Step &out) {
+    int p = st.a, i = st.b;
+    int q = mod(p + i * s.direction, s.n);
+    if (s.eliminated[q]) {
+        if (i + 1 < s.n) s.agenda.push_back(Step{CATCH_STEP, p, i + 1, 0, 0, 3});
+        return false;
+    }
+    s.phase = CATCH;
+    s.current_seat = q;
+    out = st;
+    return true;
+}
+
+bool step_respond(const Rules &g, State &s, const Step &st, Step &out) {
+    response_actions(g, s, s.legal);
+    if (s.legal.size() == 1) {
+        absorb(g, s);
+        return false;
+    }
+    s.phase = s.legal[0] < g.num_kinds ? STACK_RESPONSE : CHALLENGE_OR_ACCEPT;
+    s.current_seat = s.penalty.target;
+    s.legal_valid = true;
+    out = st;
+    return true;
+}
+
+bool step_end_turn(const Rules &g, State &s, const Step &st, Step &out) {
+    if (s.has_jump) {
+        int kind = s.jump_kind, placer = s.jump_placer;
+        int n = s.n;
+        int i = st.a;
+        while (i < n) {
+            int q = mod(s.next_seat + i * s.direction, n);
+            ++i;
+            if (q != placer && s.hands[q][kind]) {
+                s.phase = JUMP_IN;
+                s.current_seat = q;
+                out = Step{END_TURN, i, 0, 0, 0, 2};
+                return true;
+            }
+        }
+        s.has_jump = false;
+    }
+    if (s.progress) {
+        s.idle_turns = 0;
+    } else {
+        s.idle_turns += 1;
+        if (s.idle_turns >= players_in(g, s)) {
+            end_round(g, s, -1);
+            return false;
+        }
+    }
+    s.progress = false;
+    int seat = s.next_seat;
+    s.turn_seat = s.current_seat = seat;
+    s.phase = TURN;
+    out = st;
+    return true;
+}
+
+bool step_start_turn(const Rules &, State &s, const Step &st, Step &out) {
+    s.turn_seat = s.current_seat = st.a;
+    s.phase = TURN;
+    s.progress = false;
+    out = st;
+    return true;
+}
+
+bool step_target(const Rules &, State &s, const Step &st, Step &out) {
+    s.phase = CHOOSE_TARGET;
+    s.current_seat = st.a;
+    out = st;
+    return true;
+}
+
+// ------------------------------------------------------------------ decisions (Game._on_*)
+
+// Game._drawn_card_plays: the Classic family has one way to play the drawn card (its regular play)
+bool drawn_card_plays(const Rules &g, const State &s, int p, int kind) {
+    return plays_on(g, s, kind) && (g.bluffing || !g.restricted[kind] || !holds_colour(g, s, p, s.colour, kind));
+}
+
+void offer_drawn(State &s, int kind) {
+    s.drawn_kind = kind;
+    s.phase = PLAY_OR_KEEP_DRAWN;
+}
+
+void draw_action(const Rules &g, State &s, int p, bool forced) {
+    int n = s.n;
+    int top = s.discard.back();
+    if (n == 2 && g.wild_miss_draw == 2 && g.is_wild[top] && s.colour_declarer != -1 && s.colour_declarer != p) {
+        draw_cards(g, s, p, 2);
+    } else if (g.draw_until_playable && forced) {
+        bool first = true;
+        while (true) {
+            int kind = draw_one(g, s, p);
+            if (kind < 0) break;
+            if (drawn_card_plays(g, s, p, kind)) {
+                if (first)
+                    offer_drawn(s, kind);
+                else
+                    play_card(g, s, p, kind);
+                return;
+            }
+            first = false;
+        }
+    } else {
+        int kind = draw_one(g, s, p);
+        if (kind >= 0 && drawn_card_plays(g, s, p, kind)) {
+            offer_drawn(s, kind);
+            return;
+        }
+    }
+    s.next_seat = mod(p + s.direction, n);
+    s.agenda.push_back(END_TURN_STEP);
+    run(g, s);
+}
+
+bool starts_multi_play(const Rules &g, const State &s, int p, int kind) {
+    if (!g.multi_effect[kind]) return false;
+    if (!g.multi_any_legal && g.colour_of[kind] != s.colour) return false;
+    int held = 0;
+    for (int k : g.kinds_of_rank[g.rank_of[kind]]) held += s.hands[p][k];
+    return held >= 2;
+}
+
+void on_turn(const Rules &g, State &s, int a, std::size_t num_legal) {
+    int p = s.current_seat;
+    if (a == g.draw) {
+        draw_action(g, s, p, num_legal == 1);
+        return;
+    }
+    if (g.multi_play && starts_multi_play(g, s, p, a)) {
+        note_placement(g, s, p, a);
+        s.ref_colour = s.colour;
+        s.hands[p][a] -= 1;
+        s.hand_size[p] -= 1;
+        s.discard.push_back(a);
+        s.colour = g.colour_of[a];
+        s.progress = true;
+        s.has_multi = true;
+        s.multi_rank = g.rank_of[a];
+        s.multi_placed = 1;
+        s.phase = MULTI_PLAY;
+        return;
+    }
+    play_card(g, s, p, a);
+}
+
+void on_colour(const Rules &g, State &s, int a) {
+    s.colour = a - g.colour0;
+    s.colour_declarer = s.current_seat;
+    run(g, s);
+}
+
+void on_play_or_keep(const Rules &g, State &s, int a) {
+    int p = s.current_seat;
+    s.drawn_kind = -1;
+    if (a == g.pass) {
+        s.next_seat = mod(p + s.direction, s.n);
+        s.agenda.push_back(END_TURN_STEP);
+        run(g, s);
+    } else {
+        play_card(g, s, p, a);
+    }
+}
+
+void on_target(const Rules &g, State &s, int a) {
+    int p = s.current_seat;
+    s.target = a == g.self_target ? p : mod(p + a - g.target0 + 1, s.n);
+    run(g, s);
+}
+
+void on_response(const Rules &g, State &s, int a) {
+    int t = s.current_seat;
+    if (a == g.accept) {
+        absorb(g, s);
+        run(g, s);
+    } else if (a == g.challenge) {
+        challenge(g, s, t);
+        run(g, s);
+    } else {
+        s.turn_seat = t;
+        play_card(g, s, t, a, true);
+    }
+}
+
+void on_uno_call(const Rules &g, State &s, int a) {
+    int p = s.current_seat;
+    if (a == g.no_call) {
+        if (g.uno_decide)
+            penalty_draw(g, s, p);
+        else
+            s.agenda.push_back(Step{CATCH_STEP, p, 1, 0, 0, 3});
+    }
+    run(g, s);
+}
+
+void on_catch(const Rules &g, State &s, int a) {
+    int p = s.waiting.a, i = s.waiting.b;
+    if (a == g.catch_)
+        penalty_draw(g, s, p);
+    else if (i + 1 < s.n)
+        s.agenda.push_back(Step{CATCH_STEP, p, i + 1, 0, 0, 3});
+    run(g, s);
+}
+
+void on_jump_in(const Rules &g, State &s, int a) {
+    int q = s.current_seat;
+    if (a == g.pass) {
+        s.agenda.push_back(s.waiting);
+        run(g, s);
+        return;
+    }
+    s.has_jump = false;
+    s.turn_seat = q;
+    play_card(g, s, q, a);
+}
+
+void on_multi_play(const Rules &g, State &s, int a) {
+    int p = s.current_seat;
+    int rank = s.multi_rank, placed = s.multi_placed;
+    if (a != g.pass) {
+        note_placement(g, s, p, a);
+        s.hands[p][a] -= 1;
+        s.hand_size[p] -= 1;
+        s.discard.push_back(a);
+        s.colour = g.colour_of[a];
+        placed += 1;
+        s.multi_placed = placed;
+        for (int k : g.kinds_of_rank[rank])
+            if (s.hands[p][k]) return;  // more cards of the rank: keep deciding
+    }
+    s.has_multi = false;
+    resolve_placement(g, s, p, s.discard.back(), placed);
+}
+
+void compute_legal(const Rules &g, const State &s, std::vector<int> &acts) {
+    int p = s.current_seat;
+    acts.clear();
+    switch (s.phase) {
+        case TURN: {
+            const auto &hand = s.hands[p];
+            for (int k = 0; k < g.num_kinds; ++k)
+                if (hand[k] && plays_on(g, s, k) &&
+                    (g.bluffing || !g.restricted[k] || !holds_colour(g, s, p, s.colour, k)))
+                    acts.push_back(k);
+            acts.push_back(g.draw);
+            return;
+        }
+        case CHOOSE_COLOUR:
+            for (int c = 0; c < 4; ++c) acts.push_back(g.colour0 + c);
+            return;
+        case PLAY_OR_KEEP_DRAWN:
+            if (drawn_card_plays(g, s, p, s.drawn_kind)) acts.push_back(s.drawn_kind);
+            acts.push_back(g.pass);
+            return;
+        case CHOOSE_TARGET:
+            for (int off = 1; off < s.n; ++off)
+                if (!s.eliminated[(p + off) % s.n]) acts.push_back(g.target0 + off - 1);
+            return;
+        case CHALLENGE_OR_ACCEPT:
+        case STACK_RESPONSE:
+            response_actions(g, s, acts);
+            return;
+        case UNO_CALL:
+            acts = {g.call, g.no_call};
+            return;
+        case CATCH:
+            acts = {g.catch_, g.pass};
+            return;
+        case JUMP_IN:
+            acts = {s.jump_kind, g.pass};
+            return;
+        case MULTI_PLAY: {
+            const auto &hand = s.hands[p];
+            for (int k : g.kinds_of_rank[s.multi_rank])
+                if (hand[k]) acts.push_back(k);
+            if (g.multi_any_subset || s.multi_placed == 1) acts.push_back(g.pass);
+            return;
+        }
+        default:
+            return;
+    }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ public
+
+void State::resize(const Rules &r) {
+    n = r.num_players;
+    hands.assign(n, std::vector<int>(r.num_kinds, 0));
+    hand_size.assign(n, 0);
+    reveals.assign(n, Reveal{});
+    scores.assign(n, 0);
+    round_points.assign(n, 0);
+    power.assign(n, 1);
+    eliminated.assign(n, 0);
+    voids.assign(n, 0);
+    last_played.assign(n, -1);
+}
+
+void start_round_classic(const Rules &g, State &s) {
+    auto &pile = s.draw_pile;
+    int n = s.n, dealer = s.dealer;
+    int kind = -1;
+    std::size_t tries = pile.size();
+    bool found = false;
+    for (std::size_t i = 0; i < tries; ++i) {
+        kind = pile.back();
+        pile.pop_back();
+        if (g.effect_of[kind] != WILD_DRAW_FOUR) {
+            found = true;
+            break;
+        }
+        pile.insert(pile.begin(), kind);  // a WD4 starter goes to the bottom of the draw pile
+    }
+    if (!found) throw std::invalid_argument("start: the draw pile holds only Wild Draw Fours");
+    s.discard.push_back(kind);
+    int effect = g.effect_of[kind];
+    s.direction = 1;
+    int first = (dealer + 1) % n;
+    if (effect == WILD || effect == WILD_DRAW_FOUR) {
+        s.agenda.push_back(step1(START_TURN, first));
+        s.agenda.push_back(step1(COLOUR, first));
+        return;
+    }
+    s.colour = g.colour_of[kind];
+    if (effect == REVERSE) {
+        s.direction = -1;
+        first = dealer;
+    } else if (effect == SKIP) {
+        first = (dealer + 2) % n;
+    } else if (effect == DRAW_TWO) {
+        draw_cards(g, s, (dealer + 1) % n, 2);
+        first = (dealer + 2) % n;
+    }
+    s.agenda.push_back(step1(START_TURN, first));
+}
+
+void run(const Rules &g, State &s) {
+    while (!s.agenda.empty()) {
+        Step st = s.agenda.back();
+        s.agenda.pop_back();
+        Step out;
+        bool waits = false;
+        switch (st.code) {
+            case AFTER_PLACE: waits = step_after_place(g, s, st, out); break;
+            case COLOUR: waits = step_colour(g, s, st, out); break;
+            case UNO: waits = step_uno(g, s, st, out); break;
+            case CATCH_STEP: waits = step_catch(g, s, st, out); break;
+            case RESPOND: waits = step_respond(g, s, st, out); break;
+            case END_TURN: waits = step_end_turn(g, s, st, out); break;
+            case START_TURN: waits = step_start_turn(g, s, st, out); break;
+            case TARGET: waits = step_target(g, s, st, out); break;
+            default: throw std::logic_error("unknown agenda step code");
+        }
+        if (waits) {
+            s.has_waiting = true;
+            s.waiting = out;
+            return;
+        }
+    }
+    s.has_waiting = false;
+}
+
+void new_game(const Rules &g, State &s) {
+    s.resize(g);
+    s.dealer = static_cast<int>(rng_integers(s.rng, g.num_players));
+    deal_round(g, s);
+    run(g, s);
+}
+
+const std::vector<int> &legal_actions(const Rules &g, State &s) {
+    if (!s.legal_valid) {
+        if (s.is_over)
+            s.legal.clear();
+        else
+            compute_legal(g, s, s.legal);
+        s.legal_valid = true;
+    }
+    return s.legal;
+}
+
+bool step(const Rules &g, State &s, int action) {
+    if (s.is_over) return false;
+    const auto &legal = legal_actions(g, s);
+    if (std::find(legal.begin(), legal.end(), action) == legal.end()) return false;
+    std::size_t num_legal = legal.size();
+    s.legal_valid = false;
+    int phase = s.phase;
+    int side = s.side, round_index = s.round_index;
+    switch (phase) {
+        case TURN:
+            if (action == g.draw) s.voids[s.current_seat] |= 1 << s.colour;
+            on_turn(g, s, action, num_legal);
+            break;
+        case CHOOSE_COLOUR: on_colour(g, s, action); break;
+        case PLAY_OR_KEEP_DRAWN: on_play_or_keep(g, s, action); break;
+        case CHALLENGE_OR_ACCEPT:
+        case STACK_RESPONSE: on_response(g, s, action); break;
+        case UNO_CALL: on_uno_call(g, s, action); break;
+        case CATCH: on_catch(g, s, action); break;
+        case JUMP_IN: on_jump_in(g, s, action); break;
+        case MULTI_PLAY: on_multi_play(g, s, action); break;
+        case CHOOSE_TARGET: on_target(g, s, action); break;
+        default: throw std::logic_error("no handler for this phase in the compiled core");
+    }
+    if (s.side != side || s.round_index != round_index) {
+        std::fill(s.voids.begin(), s.voids.end(), 0);
+        std::fill(s.last_played.begin(), s.last_played.end(), -1);
+    }
+    s.steps += 1;
+    if (!s.is_over && s.steps >= g.max_steps) {
+        s.truncated = true;
+        s.winner = g.match ? match_leader(g, s) : -1;
+        finish(s);
+    }
+    return true;
+}
+
+}  // namespace uno

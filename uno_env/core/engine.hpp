@@ -1,0 +1,128 @@
+// The compiled twin of the Python engine (uno_env/turn.py, uno_env/game.py, uno_env/variants/classic.py).
+//
+// Every function here mirrors the Python function of the same name, step for step: the same agenda
+// steps pushed in the same order, the same random draws from the same numpy bit generator (through
+// numpy's own C distributions, numpy/random/lib/libnpyrandom.a), so a seed gives the same game in both.
+// The Python engine is the reference; tests/rules/test_native_differential.py is the guard.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "numpy/random/bitgen.h"
+}
+
+namespace uno {
+
+// The order of uno_env.state.Phase.
+enum Phase : int {
+    TURN, CHOOSE_COLOUR, PLAY_OR_KEEP_DRAWN, CHALLENGE_OR_ACCEPT, STACK_RESPONSE, UNO_CALL, CATCH, JUMP_IN,
+    MULTI_PLAY, GAME_OVER, CHOOSE_TARGET, OPTIMUS_PLACE, NUM_PHASES
+};
+
+// uno_env.cards.Effect (the Classic family's six so far).
+enum Effect : int { NUMBER = 0, SKIP = 1, REVERSE = 2, DRAW_TWO = 3, WILD = 4, WILD_DRAW_FOUR = 5 };
+
+// Agenda step codes of uno_env/turn.py.
+enum StepCode : int { AFTER_PLACE, COLOUR, UNO, CATCH_STEP, RESPOND, END_TURN, START_TURN, TARGET };
+
+// One agenda step: Python's tuple (code, a, b, c, d) of `len` elements.
+struct Step {
+    int code = 0, a = 0, b = 0, c = 0, d = 0;
+    int len = 1;
+};
+
+struct Penalty {
+    int total = 0, target = 0, last_effect = 0;
+    bool has_challenge = false;
+    int offender = 0;
+    bool guilty = false;
+    int resume = -1, until = -1, origin = -1, cards = 1;
+    bool deflected = false;
+};
+
+// What one seat was shown of another's hand (State.reveals), and what is still shown (State.shown).
+struct Reveal {
+    bool set = false;
+    int seat = 0;
+    std::vector<int> counts;
+};
+struct Shown {
+    int observer = 0, holder = 0;
+    std::vector<int> counts;
+};
+
+// The immutable tables and options of one rule set (uno_env.game.Game), filled from Python.
+struct Rules {
+    int num_players = 2, num_kinds = 0, num_colours = 4, hand_size = 7;
+    std::vector<int> colour_of, rank_of, effect_of, points_of;
+    std::vector<uint8_t> is_wild, restricted, multi_effect;
+    std::vector<std::vector<int>> kinds_of_colour, kinds_of_rank;
+    std::vector<int> wild_kinds, response_kinds, deck_array;
+    // action layout
+    int draw = 0, colour0 = 0, target0 = -1, self_target = -1, flex0 = -1;
+    int challenge = 0, accept = 0, call = 0, no_call = 0, catch_ = 0, pass = 0, num_actions = 0;
+    // options
+    bool uno_asks = false, uno_decide = false, bluffing = true, winner_takes = true, match = false;
+    bool elimination = false, reverse_as_skip = true, draw_until_playable = false, jump_in = false;
+    bool jump_in_wild = false, multi_play = false, multi_any_legal = false, multi_any_subset = false;
+    bool madness = false, madness_free = false, wild_counts_as_match = false;
+    int target_score = 500, max_steps = 5000, wild_miss_draw = 1, uno_penalty = 2, challenge_fail_extra = 2;
+    int dealer_rotation = 0;  // 0 clockwise, 1 random, 2 winner
+    int stacking = 0;         // 0 off, 1 draw_two_only, 2 same_value, 3 any
+};
+
+struct State {
+    int n = 2;
+    std::vector<std::vector<int>> hands;
+    std::vector<int> hand_size, draw_pile, discard;
+    int colour = 0, direction = 1, turn_seat = 0, current_seat = 0, phase = TURN;
+    std::vector<Step> agenda;
+    bool has_waiting = false;
+    Step waiting;
+    int next_seat = 0;
+    bool has_penalty = false;
+    Penalty penalty;
+    int drawn_kind = -1;
+    bool has_multi = false;
+    int multi_rank = 0, multi_placed = 0;
+    bool has_jump = false;
+    int jump_kind = 0, jump_placer = 0;
+    int ref_colour = 0, colour_declarer = -1;
+    std::vector<Reveal> reveals;
+    int winner = -1;  // -1: None
+    bool is_over = false, truncated = false, blocked = false;
+    std::vector<int> scores, round_points;
+    int round_winner = -1;  // -1: None
+    int dealer = 0, round_index = 0, steps = 0, idle_turns = 0;
+    bool progress = false;
+    std::vector<uint8_t> power;
+    bool flex_play = false;
+    int target = -1, side = 0;
+    std::vector<uint8_t> eliminated;
+    std::vector<int> voids, last_played;
+    std::vector<Shown> shown;
+    bitgen_t *rng = nullptr;  // the state's numpy bit generator (owned on the Python side)
+    // cached legal actions of the current decision
+    bool legal_valid = false;
+    std::vector<int> legal;
+
+    void resize(const Rules &r);
+};
+
+class IllegalAction : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// The facade's operations (uno_env.game.Game).
+void new_game(const Rules &g, State &s);  // dealer drawn, round dealt, starter resolved
+const std::vector<int> &legal_actions(const Rules &g, State &s);
+bool step(const Rules &g, State &s, int action);  // false (state unchanged) when the action is not legal
+void run(const Rules &g, State &s);
+void start_round_classic(const Rules &g, State &s);
+
+}  // namespace uno

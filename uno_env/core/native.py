@@ -1,0 +1,234 @@
+"""``NativeGame``: the engine facade on the compiled core, and ``NativeState``, a state that lives in it.
+
+``Game(..., backend="native")`` builds a ``NativeGame``: the same immutable tables and action layout as
+the Python ``Game`` (it is one), with the state-changing methods run by the core. A ``NativeState`` answers
+the facade's questions (``current_seat``, ``phase``, ``is_over``, ``winner``, ``returns``) from the core;
+any other ``State`` attribute (``hands``, ``discard``, ...) is read from a snapshot, so code that reads a
+state works on both backends (slowly on this one: the hot paths belong in the core).
+
+Scenario specs, ``to_spec`` and hidden-information sampling go through the Python engine: a native state
+is turned into an equal Python ``State`` (``to_python``) and back (``from_python``), the round trip the
+differential tests check.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import Effect
+from ..errors import IllegalActionError
+from ..game import Game
+from ..state import Penalty, Phase, State, _copy_generator
+from . import _core
+
+PHASES = tuple(Phase)
+_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
+_STACKING = ("off", "draw_two_only", "same_value", "any")
+_DEALER = ("clockwise", "random", "winner")
+
+
+def rules_tables(g: Game) -> dict:
+    """The tables and options of ``g`` as the core reads them (``Rules`` in uno_env/core/engine.hpp)."""
+    L = g.layout
+    k = g.num_kinds
+    return {
+        "num_players": g.num_players, "num_kinds": k, "hand_size": g.hand_size,
+        "colour_of": list(g.colour_of), "rank_of": list(g.rank_of), "effect_of": [int(e) for e in g.effect_of],
+        "points_of": list(g.points_of), "is_wild": list(g.is_wild),
+        "restricted": [kind in g.restricted_kinds for kind in range(k)],
+        "multi_effect": [g.effect_of[kind] in g.multi_effects for kind in range(k)],
+        "kinds_of_colour": [list(c) for c in g.kinds_of_colour], "kinds_of_rank": [list(r) for r in g.kinds_of_rank],
+        "wild_kinds": list(g.wild_kinds), "response_kinds": list(g.response_kinds),
+        "deck_array": g.deck_array.tolist(),
+        "draw": L.draw, "colour0": L.colour0, "target0": L.target0, "self_target": L.self_target, "flex0": L.flex0,
+        "challenge": L.challenge, "accept": L.accept, "call": L.call, "no_call": L.no_call, "catch": L.catch,
+        "pass": L.pass_, "num_actions": g.num_actions,
+        "uno_asks": g.uno_asks, "uno_decide": g.uno_mode == "decide", "bluffing": bool(g.bluffing),
+        "winner_takes": g.scoring == "winner_takes", "match": bool(g.match), "elimination": bool(g.elimination),
+        "reverse_as_skip": bool(g.reverse_as_skip), "draw_until_playable": bool(g.draw_until_playable),
+        "jump_in": g.jump_in, "jump_in_wild": bool(g.jump_in_wild), "multi_play": g.multi_play,
+        "multi_any_legal": g.multi_any_legal, "multi_any_subset": g.multi_any_subset, "madness": g.madness,
+        "madness_free": g.madness_free, "wild_counts_as_match": bool(g.wild_counts_as_match),
+        "target_score": g.target_score, "max_steps": g.max_steps, "wild_miss_draw": g.wild_miss_draw,
+        "uno_penalty": g.uno_penalty, "challenge_fail_extra": g.challenge_fail_extra,
+        "dealer_rotation": _DEALER.index(g.dealer_rotation), "stacking": _STACKING.index(g.stacking),
+    }
+
+
+class NativeState:
+    """A game held by the compiled core; reads like a ``State`` (see the module docstring)."""
+
+    __slots__ = ("_c", "_game")
+
+    def __init__(self, core_state, game: "NativeGame"):
+        self._c = core_state
+        self._game = game
+
+    @property
+    def current_seat(self) -> int:
+        return self._c.current_seat
+
+    @property
+    def phase(self) -> Phase:
+        return PHASES[self._c.phase_index]
+
+    @property
+    def is_over(self) -> bool:
+        return self._c.is_over
+
+    @property
+    def winner(self) -> int | None:
+        return self._c.winner
+
+    @property
+    def truncated(self) -> bool:
+        return self._c.truncated
+
+    @property
+    def blocked(self) -> bool:
+        return self._c.blocked
+
+    @property
+    def steps(self) -> int:
+        return self._c.steps
+
+    @property
+    def side(self) -> int:
+        return self._c.side
+
+    @property
+    def num_players(self) -> int:
+        return self._c.num_players
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self._c.generator
+
+    returns = State.returns
+
+    @property
+    def top_card(self) -> int:
+        return _core.state_to_dict(self._c)["discard"][-1]
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in NativeState.__slots__:
+            object.__setattr__(self, name, value)
+            return
+        raise AttributeError(f"a native state changes only through the facade (Game.step); {name!r} cannot be set "
+                             f"here: build the game with backend='python' to edit a state directly")
+
+    def __getattr__(self, name: str):
+        if name in State.__slots__:  # read-only view of the rest, as a Python State holds it
+            return getattr(self.to_python(copy_rng=False), name)
+        raise AttributeError(f"'NativeState' object has no attribute {name!r}")
+
+    def clone(self, rng: np.random.Generator | None = None) -> "NativeState":
+        """Independent copy, including the generator's position (or drawing from ``rng``)."""
+        return NativeState(_core.clone(self._c, rng if rng is not None else _copy_generator(self._c.generator)),
+                           self._game)
+
+    def to_python(self, copy_rng: bool = True) -> State:
+        """An equal Python ``State`` (with its own copy of the generator unless ``copy_rng`` is false)."""
+        return to_python(self._game, _core.state_to_dict(self._c),
+                         _copy_generator(self._c.generator) if copy_rng else self._c.generator)
+
+    def __repr__(self) -> str:
+        return f"NativeState(phase={self.phase.value}, current_seat={self.current_seat}, steps={self.steps})"
+
+
+def to_python(g: Game, d: dict, rng: np.random.Generator) -> State:
+    """A Python ``State`` from the core's dict of slots."""
+    s = State(g.num_players, g.num_kinds, rng)
+    for name in ("hands", "hand_size", "draw_pile", "discard", "colour", "direction", "turn_seat", "current_seat",
+                 "agenda", "waiting", "next_seat", "drawn_kind", "ref_colour", "colour_declarer", "reveals",
+                 "winner", "is_over", "truncated", "blocked", "scores", "round_points", "round_winner", "dealer",
+                 "round_index", "steps", "idle_turns", "progress", "power", "flex_play", "target", "side",
+                 "eliminated", "voids", "last_played", "shown", "legal"):
+        setattr(s, name, d[name])
+    s.phase = PHASES[d["phase"]]
+    pen = d["penalty"]
+    s.penalty = None if pen is None else Penalty(*pen)
+    s.multi = None if d["multi"] is None else list(d["multi"])
+    s.jump = d["jump"]
+    return s
+
+
+def from_python(g: "NativeGame", s: State, rng: np.random.Generator | None = None) -> NativeState:
+    """A ``NativeState`` equal to the Python state ``s`` (drawing from ``rng``, default ``s.rng`` itself)."""
+    d = {name: getattr(s, name) for name in State.__slots__ if name not in ("rng", "penalty", "phase", "multi")}
+    d["phase"] = _PHASE_INDEX[s.phase]
+    d["multi"] = None if s.multi is None else tuple(s.multi)
+    pen = s.penalty
+    d["penalty"] = None if pen is None else (pen.total, pen.target, int(pen.last_effect), pen.challenge, pen.resume,
+                                             pen.until, pen.origin, pen.cards, pen.deflected)
+    return NativeState(_core.state_from_dict(g._tables, d, s.rng if rng is None else rng), g)
+
+
+class NativeGame(Game):
+    """``Game`` whose states live in the compiled core (``Game(..., backend="native")``)."""
+
+    backend = "native"
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self._tables = _core.Rules(rules_tables(self))
+
+    def __reduce__(self):  # the core's tables are rebuilt from the rules in another process
+        return (_rebuild, (self.rules,))
+
+    # ------------------------------------------------------------- states
+
+    def new_state(self, seed: int | None = None) -> NativeState:
+        rng = np.random.Generator(np.random.PCG64(seed))
+        s = NativeState(_core.new_state(self._tables, rng), self)
+        self._recent = s
+        return s
+
+    def state_from_spec(self, spec: dict) -> NativeState:
+        s = self._recent = from_python(self, Game.state_from_spec(self, spec))
+        return s
+
+    def to_spec(self, state) -> dict:
+        return Game.to_spec(self, state.to_python(copy_rng=False) if isinstance(state, NativeState) else state)
+
+    def clone(self, state: NativeState) -> NativeState:
+        return state.clone()
+
+    def sample_hidden(self, state, seat, rng, share_rng=False, void_weight=1.0, kind_weights=None):
+        sampled = Game.sample_hidden(self, state.to_python(), seat, rng, share_rng, void_weight, kind_weights)
+        return from_python(self, sampled)
+
+    # ------------------------------------------------------------- legal actions
+
+    def legal_actions(self, s: NativeState) -> list[int]:
+        return _core.legal_actions(self._tables, s._c)
+
+    def legal_action_mask(self, s: NativeState, out: np.ndarray | None = None) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=np.int8) if out is None else out
+        _core.legal_action_mask(self._tables, s._c, mask)
+        return mask
+
+    def legal_action_masks(self, states, out: np.ndarray) -> np.ndarray:
+        for i, s in enumerate(states):
+            _core.legal_action_mask(self._tables, s._c, out[i])
+        return out
+
+    # ------------------------------------------------------------- stepping
+
+    def step(self, s: NativeState, action) -> NativeState:
+        if type(action) is not int:
+            action = self._coerce_action(s, action)
+        if not 0 <= action < self.num_actions:
+            self._reject(s, action, self.legal_actions(s))
+        if not _core.step(self._tables, s._c, action):
+            if s.is_over:
+                raise IllegalActionError("the game is over: no action is legal")
+            self._reject(s, action, self.legal_actions(s))
+        self._recent = s
+        return s
+
+
+def _rebuild(rules) -> NativeGame:
+    return NativeGame(rules)
+
+
+__all__ = ["NativeGame", "NativeState", "rules_tables", "to_python", "from_python", "Effect"]
