@@ -32,6 +32,23 @@ CLASSIC_OPTION_SETS = (
     {"madness": "on", "stacking": "draw_two_only", "uno_call": "explicit", "target_score": 50, "match": True},
 )
 
+#: Option sets of Flex (its own options and the common ones).
+FLEX_OPTION_SETS = (
+    {},
+    {"flex.flex_w4f_restricted": True, "flex.allow_self_target": True, "uno_call": "explicit"},
+    {"flex.flex_requires_flex_colour_match": False, "flex.wd4_counts_flexable_cards": False,
+     "flex.wild_counts_as_match": False, "restricted_wild_bluffing": False, "uno_call": "decide"},
+    {"flex.flex_w4f_restricted": True, "restricted_wild_bluffing": False, "match": True, "target_score": 150,
+     "scoring_method": "penalty_low", "dealer_rotation": "random"},
+    {"flex.allow_self_target": True, "max_steps": 80, "match": True, "dealer_rotation": "winner",
+     "two_player_reverse_as_skip": False},
+)
+
+#: Per variant: the option sets and the table sizes (two players and the largest table) the harness plays.
+OPTION_SETS = {"classic": CLASSIC_OPTION_SETS, "alphabet": CLASSIC_OPTION_SETS, "xiangqi": CLASSIC_OPTION_SETS,
+               "flex": FLEX_OPTION_SETS}
+TABLES = {"classic": (2, 4, 10), "alphabet": (2, 4, 10), "xiangqi": (2, 4, 10), "flex": (2, 4, 8)}
+
 
 def slots(s) -> dict:
     """Every compared slot of a Python ``State`` as plain data, and the generator's position."""

@@ -15,7 +15,7 @@ import pytest
 from uno_env import Game, IllegalActionError, RuleError, core
 from uno_env.core.native import NativeGame, NativeState
 
-from native_diff import CLASSIC_OPTION_SETS, compare_states, play_pair  # tests/native_diff.py
+from native_diff import OPTION_SETS, TABLES, compare_states, play_pair  # tests/native_diff.py
 
 VARIANTS = sorted(core.NATIVE_VARIANTS)
 ENGINE_BACKENDS = ("python",)  # every game here names its backend: no second run under UNO_ENV_BACKEND (conftest.py)
@@ -28,8 +28,7 @@ def test_the_core_is_built():
 
 def compare_until(variant: str, target: int, first_seed: int) -> int:
     """Games in a fixed rotation of tables, option sets and players until ``target`` decisions are compared."""
-    tables = (2, 4, 10)
-    combos = itertools.cycle(itertools.product(CLASSIC_OPTION_SETS, tables, ("random", "greedy", "heuristic")))
+    combos = itertools.cycle(itertools.product(OPTION_SETS[variant], TABLES[variant], ("random", "greedy", "heuristic")))
     total, seed = 0, first_seed
     while total < target:
         options, players, policy = next(combos)
@@ -54,8 +53,9 @@ def test_whole_games_in_the_core_end_as_the_python_engine_ends_them(variant):
     """``play_random`` (whole games without Python per decision) draws its choices as the harness's chooser."""
     from uno_env.core import _core
 
-    nat = Game(variant, 3, backend="native", stacking="any", jump_in="on")
-    py = Game(variant, 3, backend="python", stacking="any", jump_in="on")
+    options = OPTION_SETS[variant][1]
+    nat = Game(variant, 3, backend="native", **options)
+    py = Game(variant, 3, backend="python", **options)
     for seed in range(20):
         b = nat.new_state(seed)
         decisions = _core.play_random(nat._tables, b._c, np.random.default_rng(seed))
@@ -87,7 +87,7 @@ def test_scenario_specs_round_trip_through_the_core():
 def test_the_backend_switch(monkeypatch):
     monkeypatch.delenv(core.ENV_VAR, raising=False)
     assert type(Game("classic", 2)) is Game and Game("classic", 2).backend == "python"
-    assert type(Game("xiangqi", 4, backend="native")) is NativeGame
+    assert type(Game("xiangqi", 4, backend="native")) is NativeGame and Game("flex", 3, backend="native").backend == "native"
     with pytest.raises(RuleError, match="does not cover the 'flip' rules"):
         Game("flip", 2, backend="native")
     with pytest.raises(RuleError, match="backend 'rust' is not allowed; allowed: native, python"):

@@ -73,7 +73,20 @@ bool holds_colour(const Rules &g, const State &s, int seat, int colour, int play
     if (g.wild_counts_as_match)
         for (int k : g.wild_kinds)
             if (hand[k] > (k == playing ? 1 : 0)) return true;
+    if (g.flexable_counts && s.power[seat])  // Flex AMB-A10: a flex card it could have played by flex colour
+        for (int k : g.kinds_of_flex_colour[colour])
+            if (hand[k]) return true;
     return false;
+}
+
+// variants/flex.py's flex_turn_plays: FLEX-mode play ids legal for seat p now, ascending
+void flex_turn_plays(const Rules &g, const State &s, int p, std::vector<int> &acts) {
+    if (!s.power[p]) return;
+    const auto &hand = s.hands[p];
+    for (int k : g.flex_playable_on[s.discard.back() * 4 + s.colour])
+        if (hand[k]) acts.push_back(g.flex0 + k);
+    for (int k : g.flex_wild_kinds)
+        if (hand[k] && !(g.flex_restricted[k] && holds_colour(g, s, p, s.colour, k))) acts.push_back(g.flex0 + k);
 }
 
 inline bool plays_on(const Rules &g, const State &s, int kind) {
@@ -293,14 +306,89 @@ void effect_wild_draw_four(const Rules &g, State &s, int p, int, int, bool final
     add_penalty(g, s, p, 4, WILD_DRAW_FOUR, has, guilty, final_);
 }
 
+// ---- Flex (variants/flex.py)
+
+void others_draw(const Rules &g, State &s, int p, int count) {
+    for (int i = 1; i < s.n; ++i) draw_cards(g, s, mod(p + i * s.direction, s.n), count);
+}
+
+void target_draws(const Rules &g, State &s, int p, int count, bool final_) {
+    if (!(final_ && s.target == p)) draw_cards(g, s, s.target, count);
+}
+
+void effect_flex_skip(const Rules &g, State &s, int p, int kind, int count, bool final_) {
+    if (s.flex_play)
+        s.next_seat = p;
+    else
+        effect_skip(g, s, p, kind, count, final_);
+}
+
+void effect_flex_reverse(const Rules &g, State &s, int p, int kind, int count, bool final_) {
+    if (s.flex_play) {
+        if (final_) return;
+        s.direction = -s.direction;
+        s.next_seat = mod(p + 2 * s.direction, s.n);
+    } else {
+        effect_reverse(g, s, p, kind, count, final_);
+    }
+}
+
+void effect_flex_draw_two(const Rules &g, State &s, int p, int kind, int count, bool final_) {
+    if (s.flex_play) {
+        others_draw(g, s, p, 1);
+        s.next_seat = mod(p + s.direction, s.n);
+    } else {
+        effect_draw_two(g, s, p, kind, count, final_);
+    }
+}
+
+void effect_target_draw_two(const Rules &g, State &s, int p, int, int, bool final_) {
+    if (s.flex_play) target_draws(g, s, p, 2, final_);
+    s.next_seat = mod(p + s.direction, s.n);
+}
+
+void effect_all_draw(const Rules &g, State &s, int p, int, int, bool) {
+    if (s.flex_play) others_draw(g, s, p, 2);
+    s.next_seat = mod(p + s.direction, s.n);
+}
+
+void effect_flex_w4f(const Rules &g, State &s, int p, int kind, int count, bool final_) {
+    if (!s.flex_play) {
+        effect_wild_draw_four(g, s, p, kind, count, final_);
+    } else if (g.flex_w4f_restricted && !(final_ && s.target == p)) {
+        bool has = g.bluffing && s.target != p;
+        bool guilty = has && holds_colour(g, s, p, s.ref_colour);
+        add_penalty(g, s, p, 4, WILD_DRAW_FOUR, has, guilty, final_, s.target, mod(p + s.direction, s.n));
+    } else {
+        target_draws(g, s, p, 4, final_);
+        s.next_seat = mod(p + s.direction, s.n);
+    }
+}
+
+void power_updates(const Rules &g, State &s, int p, int kind) {
+    auto &power = s.power;
+    if (s.flex_play) power[p] = 0;
+    if (g.flip_icon[kind]) power[p] = !power[p];
+    if (g.effect_of[kind] == WILD_ALL_FLIP)
+        for (auto &v : power) v = !v;
+    if (std::none_of(power.begin(), power.end(), [](uint8_t v) { return v != 0; }))
+        std::fill(power.begin(), power.end(), 1);
+}
+
 void apply_effect(const Rules &g, State &s, int p, int kind, int count, bool final_) {
-    switch (g.effect_of[kind]) {
-        case NUMBER: effect_number(g, s, p, kind, count, final_); break;
-        case SKIP: effect_skip(g, s, p, kind, count, final_); break;
-        case REVERSE: effect_reverse(g, s, p, kind, count, final_); break;
-        case DRAW_TWO: effect_draw_two(g, s, p, kind, count, final_); break;
-        case WILD: effect_number(g, s, p, kind, count, final_); break;  // effect_wild: same arithmetic
-        case WILD_DRAW_FOUR: effect_wild_draw_four(g, s, p, kind, count, final_); break;
+    switch (g.handler[kind]) {
+        case H_NUMBER: effect_number(g, s, p, kind, count, final_); break;
+        case H_SKIP: effect_skip(g, s, p, kind, count, final_); break;
+        case H_REVERSE: effect_reverse(g, s, p, kind, count, final_); break;
+        case H_DRAW_TWO: effect_draw_two(g, s, p, kind, count, final_); break;
+        case H_WILD: effect_number(g, s, p, kind, count, final_); break;  // effect_wild: the same arithmetic
+        case H_WILD_DRAW_FOUR: effect_wild_draw_four(g, s, p, kind, count, final_); break;
+        case H_FLEX_SKIP: effect_flex_skip(g, s, p, kind, count, final_); break;
+        case H_FLEX_REVERSE: effect_flex_reverse(g, s, p, kind, count, final_); break;
+        case H_FLEX_DRAW_TWO: effect_flex_draw_two(g, s, p, kind, count, final_); break;
+        case H_TARGET_DRAW_TWO: effect_target_draw_two(g, s, p, kind, count, final_); break;
+        case H_ALL_DRAW: effect_all_draw(g, s, p, kind, count, final_); break;
+        case H_FLEX_W4F: effect_flex_w4f(g, s, p, kind, count, final_); break;
         default: throw std::logic_error("the compiled core has no handler for this card's effect");
     }
 }
@@ -312,6 +400,7 @@ void after_colour(const Rules &g, State &s, int p, int kind, int count, bool res
     bool one_left = s.hand_size[p] == 1;
     if (!response) s.agenda.push_back(END_TURN_STEP);
     apply_effect(g, s, p, kind, count, final_);
+    if (g.flex) power_updates(g, s, p, kind);  // after_effect: Flex's power cards (§2.2)
     s.flex_play = false;
     if (final_ || s.hand_size[p] == 0) {
         end_round(g, s, p);
@@ -332,7 +421,9 @@ void after_colour(const Rules &g, State &s, int p, int kind, int count, bool res
 void resolve_placement(const Rules &g, State &s, int p, int kind, int count, bool response = false) {
     if (g.is_wild[kind]) {
         s.agenda.push_back(Step{AFTER_PLACE, p, kind, count, response ? 1 : 0, 5});
-        s.agenda.push_back(step1(COLOUR, p));  // wild_steps: the colour declaration
+        // wild_steps: the colour declaration (Flex: a targeted FLEX wild's target first, then the colour)
+        s.agenda.push_back(step1(COLOUR, p));
+        if (s.flex_play && g.flex_target[kind]) s.agenda.push_back(step1(TARGET, p));
     } else {
         s.colour = g.colour_of[kind];
         s.colour_declarer = -1;
@@ -341,10 +432,10 @@ void resolve_placement(const Rules &g, State &s, int p, int kind, int count, boo
     run(g, s);
 }
 
-void play_card(const Rules &g, State &s, int p, int kind, bool response = false) {
+void play_card(const Rules &g, State &s, int p, int kind, bool response = false, bool flex = false) {
     note_placement(g, s, p, kind);
     s.ref_colour = s.colour;
-    s.flex_play = false;
+    s.flex_play = flex;
     s.hands[p][kind] -= 1;
     s.hand_size[p] -= 1;
     s.discard.push_back(kind);
@@ -475,7 +566,7 @@ void deal_round(const Rules &g, State &s) {
     s.idle_turns = 0;
     s.progress = false;
     s.colour_declarer = -1;
-    start_round_classic(g, s);
+    start_round(g, s);
 }
 
 // ------------------------------------------------------------------ agenda steps
@@ -578,9 +669,22 @@ bool step_target(const Rules &, State &s, const Step &st, Step &out) {
 
 // ------------------------------------------------------------------ decisions (Game._on_*)
 
-// Game._drawn_card_plays: the Classic family has one way to play the drawn card (its regular play)
-bool drawn_card_plays(const Rules &g, const State &s, int p, int kind) {
-    return plays_on(g, s, kind) && (g.bluffing || !g.restricted[kind] || !holds_colour(g, s, p, s.colour, kind));
+// Game._drawn_card_plays: its regular play, and (Flex) its FLEX play, into `acts`; whether there is one
+bool drawn_card_plays(const Rules &g, const State &s, int p, int kind, std::vector<int> *acts = nullptr) {
+    bool any = false;
+    if (plays_on(g, s, kind) && (g.bluffing || !g.restricted[kind] || !holds_colour(g, s, p, s.colour, kind))) {
+        any = true;
+        if (acts) acts->push_back(kind);
+    }
+    if (g.flex) {
+        std::vector<int> flex;
+        flex_turn_plays(g, s, p, flex);
+        if (std::find(flex.begin(), flex.end(), g.flex0 + kind) != flex.end()) {
+            any = true;
+            if (acts) acts->push_back(g.flex0 + kind);
+        }
+    }
+    return any;
 }
 
 void offer_drawn(State &s, int kind) {
@@ -633,6 +737,10 @@ void on_turn(const Rules &g, State &s, int a, std::size_t num_legal) {
         draw_action(g, s, p, num_legal == 1);
         return;
     }
+    if (a >= g.num_kinds) {  // a FLEX-mode play
+        play_card(g, s, p, a - g.flex0, false, true);
+        return;
+    }
     if (g.multi_play && starts_multi_play(g, s, p, a)) {
         note_placement(g, s, p, a);
         s.ref_colour = s.colour;
@@ -663,6 +771,8 @@ void on_play_or_keep(const Rules &g, State &s, int a) {
         s.next_seat = mod(p + s.direction, s.n);
         s.agenda.push_back(END_TURN_STEP);
         run(g, s);
+    } else if (a >= g.num_kinds) {
+        play_card(g, s, p, a - g.flex0, false, true);
     } else {
         play_card(g, s, p, a);
     }
@@ -748,6 +858,7 @@ void compute_legal(const Rules &g, const State &s, std::vector<int> &acts) {
                 if (hand[k] && plays_on(g, s, k) &&
                     (g.bluffing || !g.restricted[k] || !holds_colour(g, s, p, s.colour, k)))
                     acts.push_back(k);
+            if (g.flex) flex_turn_plays(g, s, p, acts);
             acts.push_back(g.draw);
             return;
         }
@@ -755,12 +866,13 @@ void compute_legal(const Rules &g, const State &s, std::vector<int> &acts) {
             for (int c = 0; c < 4; ++c) acts.push_back(g.colour0 + c);
             return;
         case PLAY_OR_KEEP_DRAWN:
-            if (drawn_card_plays(g, s, p, s.drawn_kind)) acts.push_back(s.drawn_kind);
+            drawn_card_plays(g, s, p, s.drawn_kind, &acts);
             acts.push_back(g.pass);
             return;
         case CHOOSE_TARGET:
             for (int off = 1; off < s.n; ++off)
                 if (!s.eliminated[(p + off) % s.n]) acts.push_back(g.target0 + off - 1);
+            if (g.self_target_allowed) acts.push_back(g.self_target);
             return;
         case CHALLENGE_OR_ACCEPT:
         case STACK_RESPONSE:
@@ -804,6 +916,25 @@ void State::resize(const Rules &r) {
     last_played.assign(n, -1);
 }
 
+// turn.number_starter (Flex AMB-A13): turn starters until a number card is on top
+void number_starter(const Rules &g, State &s) {
+    auto &pile = s.draw_pile;
+    int kind = -1;
+    while (true) {
+        kind = pile.back();
+        pile.pop_back();
+        s.discard.push_back(kind);
+        if (g.effect_of[kind] == NUMBER || pile.empty()) break;
+    }
+    s.direction = 1;
+    int first = (s.dealer + 1) % s.n;
+    s.agenda.push_back(step1(START_TURN, first));
+    if (g.is_wild[kind])
+        s.agenda.push_back(step1(COLOUR, first));
+    else
+        s.colour = g.colour_of[kind];
+}
+
 void start_round_classic(const Rules &g, State &s) {
     auto &pile = s.draw_pile;
     int n = s.n, dealer = s.dealer;
@@ -840,6 +971,13 @@ void start_round_classic(const Rules &g, State &s) {
         first = (dealer + 2) % n;
     }
     s.agenda.push_back(step1(START_TURN, first));
+}
+
+void start_round(const Rules &g, State &s) {
+    if (g.starter == NUMBER_STARTER)
+        number_starter(g, s);
+    else
+        start_round_classic(g, s);
 }
 
 void run(const Rules &g, State &s) {

@@ -23,8 +23,23 @@ enum Phase : int {
     MULTI_PLAY, GAME_OVER, CHOOSE_TARGET, OPTIMUS_PLACE, NUM_PHASES
 };
 
-// uno_env.cards.Effect (the Classic family's six so far).
-enum Effect : int { NUMBER = 0, SKIP = 1, REVERSE = 2, DRAW_TWO = 3, WILD = 4, WILD_DRAW_FOUR = 5 };
+// uno_env.cards.Effect (those the core's variants use).
+enum Effect : int {
+    NUMBER = 0, SKIP = 1, REVERSE = 2, DRAW_TWO = 3, WILD = 4, WILD_DRAW_FOUR = 5,
+    FLEX_SKIP = 6, FLEX_REVERSE = 7, FLEX_DRAW_TWO = 8, WILD_ALL_FLIP = 9, WILD_TARGET_DRAW_TWO = 10,
+    WILD_ALL_DRAW = 11
+};
+
+// The Python effect handler each card kind runs (Game.effect_fn_of): uno_env/core/native.py maps every
+// handler function the core mirrors to one of these, and a game with any other is not covered.
+enum Handler : int {
+    H_NUMBER, H_SKIP, H_REVERSE, H_DRAW_TWO, H_WILD, H_WILD_DRAW_FOUR,                   // turn.effect_*
+    H_FLEX_SKIP, H_FLEX_REVERSE, H_FLEX_DRAW_TWO, H_TARGET_DRAW_TWO, H_ALL_DRAW, H_FLEX_W4F,  // variants/flex.py
+    NUM_HANDLERS
+};
+
+// The variant's starter rule (VariantDef.start_round).
+enum Starter : int { CLASSIC_STARTER, NUMBER_STARTER };
 
 // Agenda step codes of uno_env/turn.py.
 enum StepCode : int { AFTER_PLACE, COLOUR, UNO, CATCH_STEP, RESPOND, END_TURN, START_TURN, TARGET };
@@ -62,6 +77,14 @@ struct Rules {
     std::vector<uint8_t> is_wild, restricted, multi_effect;
     std::vector<std::vector<int>> kinds_of_colour, kinds_of_rank;
     std::vector<int> wild_kinds, response_kinds, deck_array;
+    std::vector<int> handler;  // per kind: its Handler
+    int starter = CLASSIC_STARTER;
+    // Flex (variants/flex.py): FLEX-mode plays, power cards, targeted wilds
+    bool flex = false, flexable_counts = false, self_target_allowed = false, flex_w4f_restricted = false;
+    std::vector<uint8_t> flip_icon, flex_target, flex_restricted;
+    std::vector<std::vector<int>> kinds_of_flex_colour;
+    std::vector<std::vector<int>> flex_playable_on;  // [top * 4 + colour] -> kinds playable FLEX
+    std::vector<int> flex_wild_kinds;
     // action layout
     int draw = 0, colour0 = 0, target0 = -1, self_target = -1, flex0 = -1;
     int challenge = 0, accept = 0, call = 0, no_call = 0, catch_ = 0, pass = 0, num_actions = 0;
@@ -123,6 +146,6 @@ void new_game(const Rules &g, State &s);  // dealer drawn, round dealt, starter 
 const std::vector<int> &legal_actions(const Rules &g, State &s);
 bool step(const Rules &g, State &s, int action);  // false (state unchanged) when the action is not legal
 void run(const Rules &g, State &s);
-void start_round_classic(const Rules &g, State &s);
+void start_round(const Rules &g, State &s);
 
 }  // namespace uno

@@ -52,6 +52,18 @@ Rules rules_from(const py::dict &d) {
     r.wild_kinds = ivec(d, "wild_kinds");
     r.response_kinds = ivec(d, "response_kinds");
     r.deck_array = ivec(d, "deck_array");
+    r.handler = ivec(d, "handler");
+    r.starter = d["starter"].cast<int>();
+    r.flex = d["flex"].cast<bool>();
+    r.flexable_counts = d["flexable_counts"].cast<bool>();
+    r.self_target_allowed = d["self_target_allowed"].cast<bool>();
+    r.flex_w4f_restricted = d["flex_w4f_restricted"].cast<bool>();
+    r.flip_icon = bvec(d, "flip_icon");
+    r.flex_target = bvec(d, "flex_target");
+    r.flex_restricted = bvec(d, "flex_restricted");
+    r.kinds_of_flex_colour = d["kinds_of_flex_colour"].cast<std::vector<std::vector<int>>>();
+    r.flex_playable_on = d["flex_playable_on"].cast<std::vector<std::vector<int>>>();
+    r.flex_wild_kinds = ivec(d, "flex_wild_kinds");
     r.draw = d["draw"].cast<int>();
     r.colour0 = d["colour0"].cast<int>();
     r.target0 = d["target0"].cast<int>();
@@ -89,11 +101,31 @@ Rules rules_from(const py::dict &d) {
     r.stacking = d["stacking"].cast<int>();
     auto n = static_cast<std::size_t>(r.num_kinds);
     if (r.colour_of.size() != n || r.rank_of.size() != n || r.effect_of.size() != n || r.points_of.size() != n ||
-        r.is_wild.size() != n || r.restricted.size() != n || r.multi_effect.size() != n)
+        r.is_wild.size() != n || r.restricted.size() != n || r.multi_effect.size() != n || r.handler.size() != n ||
+        r.flip_icon.size() != n || r.flex_target.size() != n || r.flex_restricted.size() != n)
         throw std::invalid_argument("rules tables: every per-kind table must have num_kinds entries");
-    for (int e : r.effect_of)
-        if (e < NUMBER || e > WILD_DRAW_FOUR)
-            throw std::invalid_argument("rules tables: an effect the compiled core does not handle");
+    if (r.kinds_of_colour.size() != 4 || r.kinds_of_flex_colour.size() != 4 ||
+        (r.flex && r.flex_playable_on.size() != n * 4))
+        throw std::invalid_argument("rules tables: four colours, and one FLEX table row per top card and colour");
+    for (int h : r.handler)
+        if (h < 0 || h >= NUM_HANDLERS) throw std::invalid_argument("rules tables: an unknown effect handler");
+    auto kind_ok = [&](int k) { return k >= 0 && k < r.num_kinds; };
+    auto check = [&](const std::vector<int> &v) {
+        for (int k : v)
+            if (!kind_ok(k)) throw std::invalid_argument("rules tables: a card kind out of range");
+    };
+    for (const auto *lists : {&r.kinds_of_colour, &r.kinds_of_rank, &r.kinds_of_flex_colour, &r.flex_playable_on})
+        for (const auto &v : *lists) check(v);
+    check(r.wild_kinds);
+    check(r.response_kinds);
+    check(r.deck_array);
+    check(r.flex_wild_kinds);
+    for (int k = 0; k < r.num_kinds; ++k)
+        if (r.rank_of[k] < 0 || r.rank_of[k] >= static_cast<int>(r.kinds_of_rank.size()) || r.colour_of[k] < -1 ||
+            r.colour_of[k] >= 4)
+            throw std::invalid_argument("rules tables: a rank or colour out of range");
+    if (r.num_players < 2 || r.hand_size * r.num_players > static_cast<int>(r.deck_array.size()))
+        throw std::invalid_argument("rules tables: the deck cannot deal every seat a hand");
     return r;
 }
 

@@ -14,14 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import turn
 from ..cards import Effect
-from ..errors import IllegalActionError
+from ..errors import IllegalActionError, RuleError
 from ..game import Game
 from ..state import Penalty, Phase, State, _copy_generator
+from ..variants import flex
 from . import _core
 
 PHASES = tuple(Phase)
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
+#: The Python effect handlers the core mirrors, in the order of engine.hpp's Handler.
+HANDLERS = (turn.effect_number, turn.effect_skip, turn.effect_reverse, turn.effect_draw_two, turn.effect_wild,
+            turn.effect_wild_draw_four, flex.effect_flex_skip, flex.effect_flex_reverse, flex.effect_flex_draw_two,
+            flex.effect_target_draw_two, flex.effect_all_draw, flex.effect_flex_w4f)
+#: The starter rules the core mirrors, in the order of engine.hpp's Starter.
+STARTERS = ("start_round", "number_starter")
 _STACKING = ("off", "draw_two_only", "same_value", "any")
 _DEALER = ("clockwise", "random", "winner")
 
@@ -30,7 +38,23 @@ def rules_tables(g: Game) -> dict:
     """The tables and options of ``g`` as the core reads them (``Rules`` in uno_env/core/engine.hpp)."""
     L = g.layout
     k = g.num_kinds
+    unknown = sorted({g.deck.name_of[kind] for kind in range(k) if g.effect_fn_of[kind] not in HANDLERS})
+    if unknown:
+        raise RuleError(f"the compiled core has no effect for {', '.join(unknown)}; use backend='python'")
+    if g.variant.start_round.__name__ not in STARTERS:
+        raise RuleError(f"the compiled core has no starter rule {g.variant.start_round.__name__}; use backend='python'")
+    is_flex = g.flex_turn_plays is not None
     return {
+        "handler": [HANDLERS.index(g.effect_fn_of[kind]) for kind in range(k)],
+        "starter": STARTERS.index(g.variant.start_round.__name__),
+        "flex": is_flex, "flexable_counts": bool(g.flexable_counts), "self_target_allowed": bool(g.self_target),
+        "flex_w4f_restricted": bool(getattr(g, "flex_w4f_restricted", False)),
+        "flip_icon": [bool(getattr(g, "flip_icon_of", (False,) * k)[kind]) for kind in range(k)],
+        "flex_target": [kind in g.flex_target_kinds for kind in range(k)],
+        "flex_restricted": [kind in getattr(g, "flex_restricted_kinds", ()) for kind in range(k)],
+        "kinds_of_flex_colour": [list(c) for c in g.deck.kinds_of_flex_colour],
+        "flex_playable_on": [list(row[c]) for row in g.flex_playable_on for c in range(4)] if is_flex else [],
+        "flex_wild_kinds": list(getattr(g, "flex_wild_kinds", ())),
         "num_players": g.num_players, "num_kinds": k, "hand_size": g.hand_size,
         "colour_of": list(g.colour_of), "rank_of": list(g.rank_of), "effect_of": [int(e) for e in g.effect_of],
         "points_of": list(g.points_of), "is_wild": list(g.is_wild),
