@@ -854,9 +854,8 @@ void compute_legal(const Rules &g, const State &s, std::vector<int> &acts) {
     switch (s.phase) {
         case TURN: {
             const auto &hand = s.hands[p];
-            for (int k = 0; k < g.num_kinds; ++k)
-                if (hand[k] && plays_on(g, s, k) &&
-                    (g.bluffing || !g.restricted[k] || !holds_colour(g, s, p, s.colour, k)))
+            for (int k : g.playable_on[s.discard.back() * 4 + s.colour])
+                if (hand[k] && (g.bluffing || !g.restricted[k] || !holds_colour(g, s, p, s.colour, k)))
                     acts.push_back(k);
             if (g.flex) flex_turn_plays(g, s, p, acts);
             acts.push_back(g.draw);
@@ -971,6 +970,15 @@ void start_round_classic(const Rules &g, State &s) {
         first = (dealer + 2) % n;
     }
     s.agenda.push_back(step1(START_TURN, first));
+}
+
+void build_tables(Rules &g) {
+    g.playable_on.assign(static_cast<std::size_t>(g.num_kinds) * 4, {});
+    for (int top = 0; top < g.num_kinds; ++top)
+        for (int c = 0; c < 4; ++c)
+            for (int k = 0; k < g.num_kinds; ++k)
+                if (g.is_wild[k] || g.colour_of[k] == c || (!g.is_wild[top] && g.rank_of[k] == g.rank_of[top]))
+                    g.playable_on[top * 4 + c].push_back(k);
 }
 
 void start_round(const Rules &g, State &s) {

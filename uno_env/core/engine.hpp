@@ -78,6 +78,7 @@ struct Rules {
     std::vector<std::vector<int>> kinds_of_colour, kinds_of_rank;
     std::vector<int> wild_kinds, response_kinds, deck_array;
     std::vector<int> handler;  // per kind: its Handler
+    std::vector<std::vector<int>> playable_on;  // [top * 4 + colour] -> kinds placeable (Game.playable_on)
     int starter = CLASSIC_STARTER;
     // Flex (variants/flex.py): FLEX-mode plays, power cards, targeted wilds
     bool flex = false, flexable_counts = false, self_target_allowed = false, flex_w4f_restricted = false;
@@ -147,5 +148,6 @@ const std::vector<int> &legal_actions(const Rules &g, State &s);
 bool step(const Rules &g, State &s, int action);  // false (state unchanged) when the action is not legal
 void run(const Rules &g, State &s);
 void start_round(const Rules &g, State &s);
+void build_tables(Rules &g);  // the tables the core derives from the ones it is given (playable_on)
 
 }  // namespace uno

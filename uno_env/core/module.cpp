@@ -126,6 +126,7 @@ Rules rules_from(const py::dict &d) {
             throw std::invalid_argument("rules tables: a rank or colour out of range");
     if (r.num_players < 2 || r.hand_size * r.num_players > static_cast<int>(r.deck_array.size()))
         throw std::invalid_argument("rules tables: the deck cannot deal every seat a hand");
+    build_tables(r);
     return r;
 }
 
