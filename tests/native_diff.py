@@ -16,7 +16,7 @@ from uno_env.observation import ObservationEncoder
 
 #: Slots of the Python-only variants (Flip's physical cards, Attack's launcher): not in the core yet.
 _SKIPPED = {"rng", "legal", "deck_cards", "physical_draw", "physical_discard", "physical_hands", "duel",
-            "launcher_rng", "launcher_script"}
+            "launcher_rng"}
 SLOTS = tuple(n for n in State.__slots__ if n not in _SKIPPED)
 
 #: Option sets of the Classic family the harness plays (every option of docs/rule-options.md appears).
@@ -44,10 +44,26 @@ FLEX_OPTION_SETS = (
      "two_player_reverse_as_skip": False},
 )
 
+#: Option sets of Attack (the launcher models, its resume rules, elimination matches).
+ATTACK_OPTION_SETS = (
+    {},
+    {"attack.launcher_model": "categorical", "attack.wild_attack_resume": "next_after_target",
+     "attack.mass_hit_resume": "after_absorber", "attack.allow_self_target": True, "uno_call": "explicit"},
+    {"attack.launcher_model": "fixed", "attack.fixed_k": 2, "attack.starter_reverse_first": "dealer",
+     "attack.wild_attack_resume": "next_after_attacker", "uno_call": "decide"},
+    {"scoring_method": "elimination", "target_score": 60, "attack.empty_press_progress": False,
+     "dealer_rotation": "random"},
+    {"attack.p_fire": 0.9, "attack.q": 0.8, "attack.max_burst": 4, "match": True, "target_score": 200,
+     "scoring_method": "penalty_low", "dealer_rotation": "winner", "max_steps": 150},
+    {"attack.launcher_model": "categorical", "attack.burst_probs": [0.3, 0.3, 0.4], "scoring_method": "elimination",
+     "target_score": 40, "attack.allow_self_target": True, "two_player_reverse_as_skip": False},
+)
+
 #: Per variant: the option sets and the table sizes (two players and the largest table) the harness plays.
 OPTION_SETS = {"classic": CLASSIC_OPTION_SETS, "alphabet": CLASSIC_OPTION_SETS, "xiangqi": CLASSIC_OPTION_SETS,
-               "flex": FLEX_OPTION_SETS}
-TABLES = {"classic": (2, 4, 10), "alphabet": (2, 4, 10), "xiangqi": (2, 4, 10), "flex": (2, 4, 8)}
+               "flex": FLEX_OPTION_SETS, "attack": ATTACK_OPTION_SETS}
+TABLES = {"classic": (2, 4, 10), "alphabet": (2, 4, 10), "xiangqi": (2, 4, 10), "flex": (2, 4, 8),
+          "attack": (2, 4, 10)}
 
 
 def slots(s) -> dict:
@@ -62,6 +78,7 @@ def slots(s) -> dict:
             v = list(v)
         out[name] = v
     out["rng"] = s.rng.bit_generator.state
+    out["launcher_rng"] = None if s.launcher_rng is None else s.launcher_rng.bit_generator.state
     return out
 
 

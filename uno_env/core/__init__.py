@@ -7,7 +7,8 @@ function and draws from the same numpy bit generator through numpy's own C distr
 gives the same game on either. ``tests/rules/test_native_differential.py`` plays both side by side.
 
 What the core covers so far: the Classic family (``classic``, ``alphabet``, ``xiangqi``) with every
-house rule and ``flex`` with every option (FLEX plays, power cards, targeted wilds), the starter rules, the reshuffle, the step cap, scoring and matches. Other variants run on
+house rule, ``flex`` with every option (FLEX plays, power cards, targeted wilds) and ``attack`` with
+every option (the launcher's models and its own generator, hits and Mass Hits, elimination matches), the starter rules, the reshuffle, the step cap, scoring and matches. Other variants run on
 the Python engine: asking for ``backend="native"`` there is refused with a clear error, and
 ``UNO_ENV_BACKEND=native`` uses the core only where it covers the rules.
 
@@ -24,7 +25,7 @@ import numpy as np
 
 BACKENDS = ("native", "python")
 #: Variants the compiled core implements (uno_env/core/engine.cpp).
-NATIVE_VARIANTS = frozenset(("classic", "alphabet", "xiangqi", "flex"))
+NATIVE_VARIANTS = frozenset(("classic", "alphabet", "xiangqi", "flex", "attack"))
 ENV_VAR = "UNO_ENV_BACKEND"
 
 _why_missing = ""

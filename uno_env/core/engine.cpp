@@ -9,6 +9,8 @@
 
 namespace uno {
 
+LauncherMaker make_launcher = nullptr;
+
 namespace {
 
 inline int mod(int a, int n) { return ((a % n) + n) % n; }
@@ -108,7 +110,10 @@ bool reshuffle(const Rules &, State &s) {
     return true;
 }
 
+int press_times(const Rules &g, State &s, int seat, int count);
+
 int draw_cards(const Rules &g, State &s, int seat, int count) {
+    if (g.attack) return press_times(g, s, seat, count);  // Attack's draw_cards hook: launcher presses
     auto &hand = s.hands[seat];
     int got = 0;
     while (got < count) {
@@ -144,9 +149,60 @@ void draw_until_colour(const Rules &g, State &s, int seat, int colour, bool wild
 
 void penalty_draw(const Rules &g, State &s, int seat) { draw_cards(g, s, seat, g.uno_penalty); }
 
+// ---- Attack's launcher (variants/attack.py)
+
+int burst(const Rules &g, State &s, int remaining) {
+    int k;
+    if (!s.launcher_script.empty()) {
+        k = s.launcher_script.front();
+        s.launcher_script.erase(s.launcher_script.begin());
+    } else if (g.launcher_model == GEOMETRIC) {
+        if (rng_random(s.launcher_rng) >= g.p_fire)
+            k = 0;
+        else
+            k = static_cast<int>(std::min<int64_t>(rng_geometric(s.launcher_rng, 1.0 - g.q), g.max_burst));
+    } else if (g.launcher_model == CATEGORICAL) {
+        double u = rng_random(s.launcher_rng);  // np.searchsorted(cumulative, u, side="right")
+        k = static_cast<int>(std::upper_bound(g.cumulative.begin(), g.cumulative.end(), u) - g.cumulative.begin());
+    } else if (g.launcher_model == FIXED) {
+        k = g.fixed_k;
+    } else {
+        k = 0;
+    }
+    return std::min(k, remaining);
+}
+
+int press(const Rules &g, State &s, int seat) {
+    auto &pile = s.draw_pile;
+    if (pile.empty()) return 0;
+    int k = burst(g, s, static_cast<int>(pile.size()));
+    if (k || g.empty_press_progress) s.progress = true;
+    auto &hand = s.hands[seat];
+    for (int i = 0; i < k; ++i) {
+        hand[pile.back()] += 1;
+        pile.pop_back();
+    }
+    s.hand_size[seat] += k;
+    return k;
+}
+
+int press_times(const Rules &g, State &s, int seat, int count) {
+    int got = 0;
+    for (int i = 0; i < count; ++i) {
+        if (s.draw_pile.empty()) break;  // no reload during an obligation (AMB-C2)
+        got += press(g, s, seat);
+    }
+    return got;
+}
+
+void reload_if_empty(const Rules &g, State &s) {
+    if (s.draw_pile.empty()) reshuffle(g, s);
+}
+
 // ------------------------------------------------------------------ draw penalties
 
 bool can_respond_with(const Rules &g, const State &s, const Penalty &pen, int kind) {
+    if (g.attack) return true;  // Mass Hit: any hit card answers a hit (§2.4)
     int effect = g.effect_of[kind];
     int top = s.discard.back();
     bool free_ = g.madness && g.madness_free;
@@ -365,6 +421,45 @@ void effect_flex_w4f(const Rules &g, State &s, int p, int kind, int count, bool 
     }
 }
 
+// ---- Attack (variants/attack.py)
+
+void effect_discard_all(const Rules &g, State &s, int p, int kind, int, bool) {
+    auto &hand = s.hands[p];
+    std::vector<int> moved;
+    for (int k : g.kinds_of_colour[g.colour_of[kind]])
+        if (hand[k]) {
+            moved.insert(moved.end(), hand[k], k);
+            card_left_hand(s, p, k, hand[k]);
+            hand[k] = 0;
+        }
+    if (!moved.empty()) {
+        s.hand_size[p] -= static_cast<int>(moved.size());
+        s.discard.insert(s.discard.end() - 1, moved.begin(), moved.end());  // beneath the Discard All
+    }
+    s.next_seat = seat_after(g, s, p);
+}
+
+void hit(const Rules &g, State &s, int p, int hits, int effect, bool final_, int target = -1, int single_resume = -1) {
+    int resume;
+    if (!s.has_penalty)
+        resume = single_resume;
+    else  // a stack of 2+ hit cards (AMB-C4)
+        resume = g.mass_hit_after_first ? seat_after(g, s, s.penalty.origin) : -1;
+    add_penalty(g, s, p, hits, effect, false, false, final_, target, resume);
+}
+
+void effect_wild_attack(const Rules &g, State &s, int p, int, int, bool final_) {
+    int t = s.target;
+    if (final_ && t == p) {
+        s.next_seat = seat_after(g, s, p);
+        return;
+    }
+    int resume = g.wild_attack_resume == SECOND_FROM_ATTACKER  ? seat_after(g, s, p, 2)
+                 : g.wild_attack_resume == NEXT_AFTER_ATTACKER ? seat_after(g, s, p)
+                                                               : seat_after(g, s, t);
+    hit(g, s, p, 2, WILD_ATTACK, final_, t, resume);
+}
+
 void power_updates(const Rules &g, State &s, int p, int kind) {
     auto &power = s.power;
     if (s.flex_play) power[p] = 0;
@@ -389,6 +484,10 @@ void apply_effect(const Rules &g, State &s, int p, int kind, int count, bool fin
         case H_TARGET_DRAW_TWO: effect_target_draw_two(g, s, p, kind, count, final_); break;
         case H_ALL_DRAW: effect_all_draw(g, s, p, kind, count, final_); break;
         case H_FLEX_W4F: effect_flex_w4f(g, s, p, kind, count, final_); break;
+        case H_DISCARD_ALL: effect_discard_all(g, s, p, kind, count, final_); break;
+        case H_HIT_ONE: hit(g, s, p, 1, HIT_ONE, final_); break;
+        case H_HIT_TWO: hit(g, s, p, 2, HIT_TWO, final_); break;
+        case H_WILD_ATTACK: effect_wild_attack(g, s, p, kind, count, final_); break;
         default: throw std::logic_error("the compiled core has no handler for this card's effect");
     }
 }
@@ -422,6 +521,8 @@ void resolve_placement(const Rules &g, State &s, int p, int kind, int count, boo
     if (g.is_wild[kind]) {
         s.agenda.push_back(Step{AFTER_PLACE, p, kind, count, response ? 1 : 0, 5});
         // wild_steps: the colour declaration (Flex: a targeted FLEX wild's target first, then the colour)
+        // (Attack: a Wild Attack's colour first, then its target)
+        if (g.attack && g.attack_kind[kind]) s.agenda.push_back(step1(TARGET, p));
         s.agenda.push_back(step1(COLOUR, p));
         if (s.flex_play && g.flex_target[kind]) s.agenda.push_back(step1(TARGET, p));
     } else {
@@ -648,14 +749,16 @@ bool step_end_turn(const Rules &g, State &s, const Step &st, Step &out) {
     int seat = s.next_seat;
     s.turn_seat = s.current_seat = seat;
     s.phase = TURN;
+    if (g.attack) reload_if_empty(g, s);  // on_turn_start: Attack reloads an empty launcher
     out = st;
     return true;
 }
 
-bool step_start_turn(const Rules &, State &s, const Step &st, Step &out) {
+bool step_start_turn(const Rules &g, State &s, const Step &st, Step &out) {
     s.turn_seat = s.current_seat = st.a;
     s.phase = TURN;
     s.progress = false;
+    if (g.attack) reload_if_empty(g, s);
     out = st;
     return true;
 }
@@ -734,7 +837,14 @@ bool starts_multi_play(const Rules &g, const State &s, int p, int kind) {
 void on_turn(const Rules &g, State &s, int a, std::size_t num_legal) {
     int p = s.current_seat;
     if (a == g.draw) {
-        draw_action(g, s, p, num_legal == 1);
+        if (g.attack) {  // Attack's draw_action: one press, and the turn is over whatever fired (AMB-C15)
+            press(g, s, p);
+            s.next_seat = seat_after(g, s, p);
+            s.agenda.push_back(END_TURN_STEP);
+            run(g, s);
+        } else {
+            draw_action(g, s, p, num_legal == 1);
+        }
         return;
     }
     if (a >= g.num_kinds) {  // a FLEX-mode play
@@ -981,8 +1091,49 @@ void build_tables(Rules &g) {
                     g.playable_on[top * 4 + c].push_back(k);
 }
 
+// variants/attack.py's start_round: a Wild Attack starter goes back into the launcher (AMB-C5)
+void attack_starter(const Rules &g, State &s) {
+    if (s.launcher_rng == nullptr) {  // the launcher's own stream, derived once from the game's
+        if (make_launcher == nullptr) throw std::logic_error("no launcher maker");
+        make_launcher(s, rng_integers_2_63(s.rng));
+    }
+    auto &pile = s.draw_pile;
+    int dealer = s.dealer;
+    bool other = std::any_of(pile.begin(), pile.end(), [&](int k) { return g.effect_of[k] != WILD_ATTACK; });
+    int kind;
+    while (true) {
+        kind = pile.back();
+        pile.pop_back();
+        if (g.effect_of[kind] != WILD_ATTACK || pile.empty() || !other) break;
+        auto at = rng_integers(s.rng, static_cast<int64_t>(pile.size()) + 1);
+        pile.insert(pile.begin() + at, kind);
+    }
+    s.discard.push_back(kind);
+    int effect = g.effect_of[kind];
+    s.direction = 1;
+    int first = seat_after(g, s, dealer);
+    if (g.is_wild[kind]) {
+        s.agenda.push_back(step1(START_TURN, first));
+        s.agenda.push_back(step1(COLOUR, first));
+        return;
+    }
+    s.colour = g.colour_of[kind];
+    if (effect == REVERSE) {
+        s.direction = -1;
+        first = g.reverse_starter_right ? seat_after(g, s, dealer) : dealer;
+    } else if (effect == SKIP) {
+        first = seat_after(g, s, dealer, 2);
+    } else if (effect == HIT_ONE || effect == HIT_TWO) {
+        press_times(g, s, first, effect == HIT_ONE ? 1 : 2);
+        first = seat_after(g, s, dealer, 2);
+    }
+    s.agenda.push_back(step1(START_TURN, first));
+}
+
 void start_round(const Rules &g, State &s) {
-    if (g.starter == NUMBER_STARTER)
+    if (g.starter == ATTACK_STARTER)
+        attack_starter(g, s);
+    else if (g.starter == NUMBER_STARTER)
         number_starter(g, s);
     else
         start_round_classic(g, s);

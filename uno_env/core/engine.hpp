@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ enum Phase : int {
 enum Effect : int {
     NUMBER = 0, SKIP = 1, REVERSE = 2, DRAW_TWO = 3, WILD = 4, WILD_DRAW_FOUR = 5,
     FLEX_SKIP = 6, FLEX_REVERSE = 7, FLEX_DRAW_TWO = 8, WILD_ALL_FLIP = 9, WILD_TARGET_DRAW_TWO = 10,
-    WILD_ALL_DRAW = 11
+    WILD_ALL_DRAW = 11, DISCARD_ALL = 20, HIT_ONE = 21, HIT_TWO = 22, WILD_ATTACK = 23
 };
 
 // The Python effect handler each card kind runs (Game.effect_fn_of): uno_env/core/native.py maps every
@@ -35,11 +36,17 @@ enum Effect : int {
 enum Handler : int {
     H_NUMBER, H_SKIP, H_REVERSE, H_DRAW_TWO, H_WILD, H_WILD_DRAW_FOUR,                   // turn.effect_*
     H_FLEX_SKIP, H_FLEX_REVERSE, H_FLEX_DRAW_TWO, H_TARGET_DRAW_TWO, H_ALL_DRAW, H_FLEX_W4F,  // variants/flex.py
+    H_DISCARD_ALL, H_HIT_ONE, H_HIT_TWO, H_WILD_ATTACK,                                    // variants/attack.py
     NUM_HANDLERS
 };
 
 // The variant's starter rule (VariantDef.start_round).
-enum Starter : int { CLASSIC_STARTER, NUMBER_STARTER };
+enum Starter : int { CLASSIC_STARTER, NUMBER_STARTER, ATTACK_STARTER };
+
+// Attack's launcher models (attack.launcher_model).
+enum LauncherModel : int { GEOMETRIC, CATEGORICAL, FIXED, SCRIPTED };
+// attack.wild_attack_resume
+enum WildAttackResume : int { SECOND_FROM_ATTACKER, NEXT_AFTER_ATTACKER, NEXT_AFTER_TARGET };
 
 // Agenda step codes of uno_env/turn.py.
 enum StepCode : int { AFTER_PLACE, COLOUR, UNO, CATCH_STEP, RESPOND, END_TURN, START_TURN, TARGET };
@@ -86,6 +93,12 @@ struct Rules {
     std::vector<std::vector<int>> kinds_of_flex_colour;
     std::vector<std::vector<int>> flex_playable_on;  // [top * 4 + colour] -> kinds playable FLEX
     std::vector<int> flex_wild_kinds;
+    // Attack (variants/attack.py): the card launcher, hits, Wild Attack's target
+    bool attack = false, empty_press_progress = true, mass_hit_after_first = true, reverse_starter_right = true;
+    int launcher_model = GEOMETRIC, max_burst = 10, fixed_k = 1, wild_attack_resume = SECOND_FROM_ATTACKER;
+    double p_fire = 0.5, q = 0.5;
+    std::vector<double> cumulative;  // categorical model: the cumulative burst probabilities (numpy's)
+    std::vector<uint8_t> attack_kind;  // kinds that are a Wild Attack
     // action layout
     int draw = 0, colour0 = 0, target0 = -1, self_target = -1, flex0 = -1;
     int challenge = 0, accept = 0, call = 0, no_call = 0, catch_ = 0, pass = 0, num_actions = 0;
@@ -130,12 +143,21 @@ struct State {
     std::vector<int> voids, last_played;
     std::vector<Shown> shown;
     bitgen_t *rng = nullptr;  // the state's numpy bit generator (owned on the Python side)
+    // Attack: the launcher's own generator (owned through launcher_owner) and a spec's scripted bursts
+    bitgen_t *launcher_rng = nullptr;
+    std::shared_ptr<void> launcher_owner;
+    std::vector<int> launcher_script;
     // cached legal actions of the current decision
     bool legal_valid = false;
     std::vector<int> legal;
 
     void resize(const Rules &r);
 };
+
+// Attack: a new generator seeded `seed` as numpy.random.default_rng(seed) makes it, owned by the state
+// (s.launcher_owner); set by the binding, which can make numpy Generators.
+using LauncherMaker = void (*)(State &s, uint64_t seed);
+extern LauncherMaker make_launcher;
 
 class IllegalAction : public std::runtime_error {
   public:

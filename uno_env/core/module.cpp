@@ -64,6 +64,23 @@ Rules rules_from(const py::dict &d) {
     r.kinds_of_flex_colour = d["kinds_of_flex_colour"].cast<std::vector<std::vector<int>>>();
     r.flex_playable_on = d["flex_playable_on"].cast<std::vector<std::vector<int>>>();
     r.flex_wild_kinds = ivec(d, "flex_wild_kinds");
+    r.attack = d["attack"].cast<bool>();
+    if (r.attack) {
+        r.empty_press_progress = d["empty_press_progress"].cast<bool>();
+        r.mass_hit_after_first = d["mass_hit_after_first"].cast<bool>();
+        r.reverse_starter_right = d["reverse_starter_right"].cast<bool>();
+        r.launcher_model = d["launcher_model"].cast<int>();
+        r.max_burst = d["max_burst"].cast<int>();
+        r.fixed_k = d["fixed_k"].cast<int>();
+        r.wild_attack_resume = d["wild_attack_resume"].cast<int>();
+        r.p_fire = d["p_fire"].cast<double>();
+        r.q = d["q"].cast<double>();
+        r.cumulative = d["cumulative"].cast<std::vector<double>>();
+        if (r.launcher_model < GEOMETRIC || r.launcher_model > SCRIPTED || r.wild_attack_resume < 0 ||
+            r.wild_attack_resume > NEXT_AFTER_TARGET)
+            throw std::invalid_argument("rules tables: an unknown launcher model or Wild Attack resume rule");
+    }
+    r.attack_kind = bvec(d, "attack_kind");
     r.draw = d["draw"].cast<int>();
     r.colour0 = d["colour0"].cast<int>();
     r.target0 = d["target0"].cast<int>();
@@ -102,7 +119,8 @@ Rules rules_from(const py::dict &d) {
     auto n = static_cast<std::size_t>(r.num_kinds);
     if (r.colour_of.size() != n || r.rank_of.size() != n || r.effect_of.size() != n || r.points_of.size() != n ||
         r.is_wild.size() != n || r.restricted.size() != n || r.multi_effect.size() != n || r.handler.size() != n ||
-        r.flip_icon.size() != n || r.flex_target.size() != n || r.flex_restricted.size() != n)
+        r.flip_icon.size() != n || r.flex_target.size() != n || r.flex_restricted.size() != n ||
+        r.attack_kind.size() != n)
         throw std::invalid_argument("rules tables: every per-kind table must have num_kinds entries");
     if (r.kinds_of_colour.size() != 4 || r.kinds_of_flex_colour.size() != 4 ||
         (r.flex && r.flex_playable_on.size() != n * 4))
@@ -156,6 +174,24 @@ Step step_from(const py::handle &h) {
 }
 
 py::object opt_int(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
+
+// Attack's launcher generator: a numpy Generator owned by the state (through launcher_owner)
+void own_launcher(State &s, py::object generator) {
+    s.launcher_rng = bitgen_of(generator);
+    s.launcher_owner = std::shared_ptr<void>(new py::object(std::move(generator)), [](void *p) {
+        py::gil_scoped_acquire gil;
+        delete static_cast<py::object *>(p);
+    });
+}
+
+void make_numpy_launcher(State &s, uint64_t seed) {
+    own_launcher(s, py::module_::import("numpy.random").attr("default_rng")(seed));
+}
+
+py::object launcher_generator(const CoreState &cs) {
+    if (!cs.s.launcher_owner) return py::none();
+    return *static_cast<py::object *>(cs.s.launcher_owner.get());
+}
 
 py::dict to_dict(const CoreState &cs) {
     const State &s = cs.s;
@@ -226,6 +262,8 @@ py::dict to_dict(const CoreState &cs) {
     }
     d["shown"] = shown;
     d["legal"] = s.legal_valid ? py::object(py::cast(s.legal)) : py::object(py::none());
+    d["launcher_rng"] = launcher_generator(cs);
+    d["launcher_script"] = s.launcher_script;
     return d;
 }
 
@@ -339,6 +377,14 @@ void from_dict(const Rules &g, CoreState &cs, const py::dict &d) {
         s.shown.push_back(Shown{t[0].cast<int>(), t[1].cast<int>(), t[2].cast<std::vector<int>>()});
     }
     s.legal_valid = false;
+    s.launcher_rng = nullptr;
+    s.launcher_owner.reset();
+    if (d.contains("launcher_rng") && !d["launcher_rng"].is_none())
+        own_launcher(s, py::reinterpret_borrow<py::object>(d["launcher_rng"]));
+    s.launcher_script = d.contains("launcher_script") ? ivec(d, "launcher_script") : std::vector<int>{};
+    for (int k : s.launcher_script)
+        if (k < 0) throw std::invalid_argument("state: a scripted burst below 0");
+    if (g.attack && s.launcher_rng == nullptr) throw std::invalid_argument("state: an Attack game needs its launcher");
     if (static_cast<int>(s.hand_size.size()) != n || static_cast<int>(s.scores.size()) != n ||
         static_cast<int>(s.round_points.size()) != n || static_cast<int>(s.power.size()) != n ||
         static_cast<int>(s.eliminated.size()) != n || static_cast<int>(s.voids.size()) != n ||
@@ -393,7 +439,9 @@ PYBIND11_MODULE(_core, m) {
         .def_property_readonly("steps", [](const CoreState &c) { return c.s.steps; })
         .def_property_readonly("side", [](const CoreState &c) { return c.s.side; })
         .def_property_readonly("num_players", [](const CoreState &c) { return c.s.n; })
-        .def_property_readonly("generator", [](const CoreState &c) { return c.generator; });
+        .def_property_readonly("generator", [](const CoreState &c) { return c.generator; })
+        .def_property_readonly("launcher_generator", [](const CoreState &c) { return launcher_generator(c); });
+    make_launcher = &make_numpy_launcher;
 
     bind_batch(m);
 
@@ -410,10 +458,14 @@ PYBIND11_MODULE(_core, m) {
         return cs;
     });
     m.def("state_to_dict", &to_dict);
-    m.def("clone", [](const CoreState &c, py::object generator) {
+    m.def("clone", [](const CoreState &c, py::object generator, py::object launcher) {
+        // (Python's State.clone: the generators copied, or both set to one given generator)
         auto cs = std::make_unique<CoreState>();
         cs->s = c.s;
         attach(*cs, std::move(generator));
+        cs->s.launcher_rng = nullptr;
+        cs->s.launcher_owner.reset();
+        if (!launcher.is_none()) own_launcher(cs->s, std::move(launcher));
         return cs;
     });
     m.def("legal_actions", [](const Rules &g, CoreState &c) { return legal_actions(g, c.s); });

@@ -19,7 +19,7 @@ from ..cards import Effect
 from ..errors import IllegalActionError, RuleError
 from ..game import Game
 from ..state import Penalty, Phase, State, _copy_generator
-from ..variants import flex
+from ..variants import attack, classic, flex
 from . import _core
 
 PHASES = tuple(Phase)
@@ -27,9 +27,12 @@ _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 #: The Python effect handlers the core mirrors, in the order of engine.hpp's Handler.
 HANDLERS = (turn.effect_number, turn.effect_skip, turn.effect_reverse, turn.effect_draw_two, turn.effect_wild,
             turn.effect_wild_draw_four, flex.effect_flex_skip, flex.effect_flex_reverse, flex.effect_flex_draw_two,
-            flex.effect_target_draw_two, flex.effect_all_draw, flex.effect_flex_w4f)
+            flex.effect_target_draw_two, flex.effect_all_draw, flex.effect_flex_w4f, attack.effect_discard_all,
+            attack.effect_hit_one, attack.effect_hit_two, attack.effect_wild_attack)
 #: The starter rules the core mirrors, in the order of engine.hpp's Starter.
-STARTERS = ("start_round", "number_starter")
+STARTERS = (classic.start_round, turn.number_starter, attack.start_round)
+_LAUNCHERS = ("geometric", "categorical", "fixed", "scripted")
+_WILD_ATTACK_RESUME = ("second_from_attacker", "next_after_attacker", "next_after_target")
 _STACKING = ("off", "draw_two_only", "same_value", "any")
 _DEALER = ("clockwise", "random", "winner")
 
@@ -41,12 +44,22 @@ def rules_tables(g: Game) -> dict:
     unknown = sorted({g.deck.name_of[kind] for kind in range(k) if g.effect_fn_of[kind] not in HANDLERS})
     if unknown:
         raise RuleError(f"the compiled core has no effect for {', '.join(unknown)}; use backend='python'")
-    if g.variant.start_round.__name__ not in STARTERS:
-        raise RuleError(f"the compiled core has no starter rule {g.variant.start_round.__name__}; use backend='python'")
+    if g.variant.start_round not in STARTERS or g.physical is not None:
+        raise RuleError(f"the compiled core does not cover the {g.variant.name!r} rules yet; use backend='python'")
     is_flex = g.flex_turn_plays is not None
+    is_attack = getattr(g, "launcher", None) is not None
+    launcher = g.launcher if is_attack else None
     return {
         "handler": [HANDLERS.index(g.effect_fn_of[kind]) for kind in range(k)],
-        "starter": STARTERS.index(g.variant.start_round.__name__),
+        "starter": STARTERS.index(g.variant.start_round),
+        "attack": is_attack,
+        "attack_kind": [kind in getattr(g, "attack_kinds", ()) for kind in range(k)],
+        **({"empty_press_progress": bool(g.empty_press_progress), "mass_hit_after_first": bool(g.mass_hit_after_first),
+            "reverse_starter_right": bool(g.reverse_starter_right),
+            "launcher_model": _LAUNCHERS.index(launcher.model), "max_burst": launcher.max_burst,
+            "fixed_k": launcher.fixed_k, "wild_attack_resume": _WILD_ATTACK_RESUME.index(g.wild_attack_resume),
+            "p_fire": float(launcher.p_fire), "q": float(launcher.q),
+            "cumulative": [float(c) for c in launcher.cumulative]} if is_attack else {}),
         "flex": is_flex, "flexable_counts": bool(g.flexable_counts), "self_target_allowed": bool(g.self_target),
         "flex_w4f_restricted": bool(getattr(g, "flex_w4f_restricted", False)),
         "flip_icon": [bool(getattr(g, "flip_icon_of", (False,) * k)[kind]) for kind in range(k)],
@@ -146,14 +159,19 @@ class NativeState:
         raise AttributeError(f"'NativeState' object has no attribute {name!r}")
 
     def clone(self, rng: np.random.Generator | None = None) -> "NativeState":
-        """Independent copy, including the generator's position (or drawing from ``rng``)."""
-        return NativeState(_core.clone(self._c, rng if rng is not None else _copy_generator(self._c.generator)),
-                           self._game)
+        """Independent copy, including the generators' positions (or both drawing from ``rng``)."""
+        launcher = self._c.launcher_generator
+        if launcher is not None:
+            launcher = rng if rng is not None else _copy_generator(launcher)
+        return NativeState(_core.clone(self._c, rng if rng is not None else _copy_generator(self._c.generator),
+                                       launcher), self._game)
 
     def to_python(self, copy_rng: bool = True) -> State:
-        """An equal Python ``State`` (with its own copy of the generator unless ``copy_rng`` is false)."""
-        return to_python(self._game, _core.state_to_dict(self._c),
-                         _copy_generator(self._c.generator) if copy_rng else self._c.generator)
+        """An equal Python ``State`` (with its own copies of the generators unless ``copy_rng`` is false)."""
+        d = _core.state_to_dict(self._c)
+        if copy_rng and d["launcher_rng"] is not None:
+            d["launcher_rng"] = _copy_generator(d["launcher_rng"])
+        return to_python(self._game, d, _copy_generator(self._c.generator) if copy_rng else self._c.generator)
 
     def __repr__(self) -> str:
         return f"NativeState(phase={self.phase.value}, current_seat={self.current_seat}, steps={self.steps})"
@@ -166,7 +184,7 @@ def to_python(g: Game, d: dict, rng: np.random.Generator) -> State:
                  "agenda", "waiting", "next_seat", "drawn_kind", "ref_colour", "colour_declarer", "reveals",
                  "winner", "is_over", "truncated", "blocked", "scores", "round_points", "round_winner", "dealer",
                  "round_index", "steps", "idle_turns", "progress", "power", "flex_play", "target", "side",
-                 "eliminated", "voids", "last_played", "shown", "legal"):
+                 "eliminated", "voids", "last_played", "shown", "legal", "launcher_rng", "launcher_script"):
         setattr(s, name, d[name])
     s.phase = PHASES[d["phase"]]
     pen = d["penalty"]

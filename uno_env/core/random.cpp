@@ -21,4 +21,12 @@ void rng_shuffle(bitgen_t *rng, std::vector<int> &items) {
 
 double rng_random(bitgen_t *rng) { return random_standard_uniform(rng); }
 
+uint64_t rng_integers_2_63(bitgen_t *rng) {
+    uint64_t out = 0;
+    random_bounded_uint64_fill(rng, 0, (uint64_t{1} << 63) - 1, 1, false, &out);
+    return out;
+}
+
+int64_t rng_geometric(bitgen_t *rng, double p) { return random_geometric(rng, p); }
+
 }  // namespace uno

@@ -17,5 +17,9 @@ int64_t rng_integers(bitgen_t *rng, int64_t n);
 void rng_shuffle(bitgen_t *rng, std::vector<int> &items);
 // Generator.random()
 double rng_random(bitgen_t *rng);
+// Generator.integers(2**63) (an unsigned draw in [0, 2**63))
+uint64_t rng_integers_2_63(bitgen_t *rng);
+// Generator.geometric(p)
+int64_t rng_geometric(bitgen_t *rng, double p);
 
 }  // namespace uno
