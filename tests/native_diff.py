@@ -14,9 +14,8 @@ import agents
 from uno_env import Game, State
 from uno_env.observation import ObservationEncoder
 
-#: Slots of the Python-only variants (Flip's physical cards, Attack's launcher): not in the core yet.
-_SKIPPED = {"rng", "legal", "deck_cards", "physical_draw", "physical_discard", "physical_hands", "duel",
-            "launcher_rng"}
+#: Compared otherwise: the generators by their positions (below), the cached legal list by legal_actions.
+_SKIPPED = {"rng", "legal", "launcher_rng"}
 SLOTS = tuple(n for n in State.__slots__ if n not in _SKIPPED)
 
 #: Option sets of the Classic family the harness plays (every option of docs/rule-options.md appears).
@@ -59,11 +58,23 @@ ATTACK_OPTION_SETS = (
      "target_score": 40, "attack.allow_self_target": True, "two_player_reverse_as_skip": False},
 )
 
+#: Option sets of Flip (pairings, duels, Optimus placements, the last FLIP, Wild Draw Colour).
+FLIP_OPTION_SETS = (
+    {},
+    {"flip.pairing": "fixed", "flip.megatron_no_number": "counts_as_lowest", "uno_call": "explicit"},
+    {"flip.optimus_place_requires_match": True, "flip.wdc_wild_satisfies": True, "flip.wild_counts_as_match": False,
+     "restricted_wild_bluffing": False, "uno_call": "decide"},
+    {"flip.last_card_flip_resolves": False, "match": True, "target_score": 250, "scoring_method": "penalty_low",
+     "dealer_rotation": "random"},
+    {"flip.pairing": "fixed", "flip.optimus_place_requires_match": True, "max_steps": 120, "match": True,
+     "dealer_rotation": "winner", "two_player_reverse_as_skip": False},
+)
+
 #: Per variant: the option sets and the table sizes (two players and the largest table) the harness plays.
 OPTION_SETS = {"classic": CLASSIC_OPTION_SETS, "alphabet": CLASSIC_OPTION_SETS, "xiangqi": CLASSIC_OPTION_SETS,
-               "flex": FLEX_OPTION_SETS, "attack": ATTACK_OPTION_SETS}
+               "flex": FLEX_OPTION_SETS, "flip": FLIP_OPTION_SETS, "attack": ATTACK_OPTION_SETS}
 TABLES = {"classic": (2, 4, 10), "alphabet": (2, 4, 10), "xiangqi": (2, 4, 10), "flex": (2, 4, 8),
-          "attack": (2, 4, 10)}
+          "flip": (2, 4, 10), "attack": (2, 4, 10)}
 
 
 def slots(s) -> dict:

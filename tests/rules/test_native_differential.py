@@ -15,6 +15,7 @@ import pytest
 from uno_env import Game, IllegalActionError, RuleError, core
 from uno_env.core.native import NativeGame, NativeState
 
+from paths import ROOT  # tests/paths.py
 from native_diff import OPTION_SETS, TABLES, compare_states, play_pair  # tests/native_diff.py
 
 VARIANTS = sorted(core.NATIVE_VARIANTS)
@@ -88,13 +89,14 @@ def test_the_backend_switch(monkeypatch):
     monkeypatch.delenv(core.ENV_VAR, raising=False)
     assert type(Game("classic", 2)) is Game and Game("classic", 2).backend == "python"
     assert type(Game("xiangqi", 4, backend="native")) is NativeGame and Game("flex", 3, backend="native").backend == "native"
-    with pytest.raises(RuleError, match="does not cover the 'flip' rules"):
-        Game("flip", 2, backend="native")
+    manifest = str(ROOT / "uno_env" / "decks" / "flex.yaml")  # a replacement manifest: not covered
+    with pytest.raises(RuleError, match="does not cover the 'flex' rules"):
+        Game("flex", 2, backend="native", **{"flex.deck_manifest": manifest})
     with pytest.raises(RuleError, match="backend 'rust' is not allowed; allowed: native, python"):
         Game("classic", 2, backend="rust")
     monkeypatch.setenv(core.ENV_VAR, "native")
     assert Game("classic", 2).backend == "native"
-    assert Game("flip", 2).backend == "python"  # the variable asks for the core where it covers the rules
+    assert Game("flex", 2, **{"flex.deck_manifest": manifest}).backend == "python"  # the core where it covers
     assert Game("classic", 2, backend="python").backend == "python"
     monkeypatch.setenv(core.ENV_VAR, "fortran")
     with pytest.raises(RuleError, match="UNO_ENV_BACKEND='fortran' is not allowed"):

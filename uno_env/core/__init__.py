@@ -25,7 +25,7 @@ import numpy as np
 
 BACKENDS = ("native", "python")
 #: Variants the compiled core implements (uno_env/core/engine.cpp).
-NATIVE_VARIANTS = frozenset(("classic", "alphabet", "xiangqi", "flex", "attack"))
+NATIVE_VARIANTS = frozenset(("classic", "alphabet", "xiangqi", "flex", "flip", "attack"))
 ENV_VAR = "UNO_ENV_BACKEND"
 
 _why_missing = ""

@@ -100,8 +100,23 @@ inline bool plays_on(const Rules &g, const State &s, int kind) {
 
 // ------------------------------------------------------------------ drawing
 
-bool reshuffle(const Rules &, State &s) {
+inline int face(const Rules &g, int code, int side) {
+    return side == 0 ? code / g.num_kinds : code % g.num_kinds;
+}
+
+bool reshuffle(const Rules &g, State &s) {
     if (s.discard.size() <= 1) return false;
+    if (g.flip) {  // variants/flip.py: the physical cards, active sides down (AMB-B24)
+        std::vector<int> rest(s.physical_discard.begin(), s.physical_discard.end() - 1);
+        rng_shuffle(s.rng, rest);
+        s.physical_draw = rest;
+        s.draw_pile.resize(rest.size());
+        for (std::size_t i = 0; i < rest.size(); ++i) s.draw_pile[i] = face(g, rest[i], s.side);
+        int top = s.discard.back(), ptop = s.physical_discard.back();
+        s.discard.assign(1, top);
+        s.physical_discard.assign(1, ptop);
+        return true;
+    }
     std::vector<int> rest(s.discard.begin(), s.discard.end() - 1);
     rng_shuffle(s.rng, rest);
     int top = s.discard.back();
@@ -112,8 +127,15 @@ bool reshuffle(const Rules &, State &s) {
 
 int press_times(const Rules &g, State &s, int seat, int count);
 
+int draw_one(const Rules &g, State &s, int seat);
+
 int draw_cards(const Rules &g, State &s, int seat, int count) {
     if (g.attack) return press_times(g, s, seat, count);  // Attack's draw_cards hook: launcher presses
+    if (g.flip) {  // Flip's: one physical card at a time
+        int got = 0;
+        while (got < count && draw_one(g, s, seat) >= 0) ++got;
+        return got;
+    }
     auto &hand = s.hands[seat];
     int got = 0;
     while (got < count) {
@@ -133,6 +155,10 @@ int draw_one(const Rules &g, State &s, int seat) {
     if (s.draw_pile.empty() && !reshuffle(g, s)) return -1;
     int kind = s.draw_pile.back();
     s.draw_pile.pop_back();
+    if (g.flip) {
+        s.physical_hands[seat].push_back(s.physical_draw.back());
+        s.physical_draw.pop_back();
+    }
     s.hands[seat][kind] += 1;
     s.hand_size[seat] += 1;
     s.progress = true;
@@ -243,7 +269,7 @@ bool has_response(const Rules &g, const State &s) {
 }
 
 void pay(const Rules &g, State &s, int seat, const Penalty &pen, int extra) {
-    if (pen.until >= 0) draw_until_colour(g, s, seat, pen.until, false);
+    if (pen.until >= 0) draw_until_colour(g, s, seat, pen.until, g.until_wild_satisfies);
     draw_cards(g, s, seat, pen.total + extra);
 }
 
@@ -421,6 +447,65 @@ void effect_flex_w4f(const Rules &g, State &s, int p, int kind, int count, bool 
     }
 }
 
+// ---- Flip (variants/flip.py)
+
+// FlipCards.take: the card with that active face and the smallest code leaves the seat's physical hand
+int take(const Rules &g, State &s, int seat, int kind) {
+    auto &cards = s.physical_hands[seat];
+    int best = -1;
+    for (int i = 0; i < static_cast<int>(cards.size()); ++i)
+        if (face(g, cards[i], s.side) == kind && (best < 0 || cards[i] < cards[best])) best = i;
+    if (best < 0) throw std::logic_error("a seat holds no physical card with that face");
+    int code = cards[best];
+    cards.erase(cards.begin() + best);
+    return code;
+}
+
+void place(const Rules &g, State &s, int p, int kind, bool drawn) {
+    auto &cards = s.physical_hands[p];
+    if (drawn && !cards.empty() && face(g, cards.back(), s.side) == kind) {
+        s.physical_discard.push_back(cards.back());
+        cards.pop_back();
+    } else {
+        s.physical_discard.push_back(take(g, s, p, kind));
+    }
+}
+
+void flip_over(const Rules &g, State &s) {
+    int side = 1 - s.side;
+    s.side = side;
+    s.shown.clear();
+    std::reverse(s.physical_discard.begin(), s.physical_discard.end());
+    std::reverse(s.physical_draw.begin(), s.physical_draw.end());
+    s.discard.resize(s.physical_discard.size());
+    for (std::size_t i = 0; i < s.physical_discard.size(); ++i) s.discard[i] = face(g, s.physical_discard[i], side);
+    s.draw_pile.resize(s.physical_draw.size());
+    for (std::size_t i = 0; i < s.physical_draw.size(); ++i) s.draw_pile[i] = face(g, s.physical_draw[i], side);
+    for (int q = 0; q < s.n; ++q) {
+        std::fill(s.hands[q].begin(), s.hands[q].end(), 0);
+        for (int c : s.physical_hands[q]) s.hands[q][face(g, c, side)] += 1;
+    }
+}
+
+void effect_flip(const Rules &g, State &s, int p, int, int, bool final_) {
+    s.next_seat = mod(p + s.direction, s.n);
+    if (final_ && !g.last_card_flip_resolves) return;
+    flip_over(g, s);
+    int top = s.discard.back();
+    if (g.is_wild[top]) {
+        if (!final_) s.agenda.push_back(step1(COLOUR, p));
+    } else {
+        s.colour = g.colour_of[top];
+        s.colour_declarer = -1;
+    }
+}
+
+void effect_restricted_draw(const Rules &g, State &s, int p, int amount, int effect, bool final_, int until) {
+    bool has = g.bluffing && !final_;
+    bool guilty = has && holds_colour(g, s, p, s.ref_colour);
+    add_penalty(g, s, p, amount, effect, has, guilty, final_, -1, -1, until);
+}
+
 // ---- Attack (variants/attack.py)
 
 void effect_discard_all(const Rules &g, State &s, int p, int kind, int, bool) {
@@ -488,6 +573,12 @@ void apply_effect(const Rules &g, State &s, int p, int kind, int count, bool fin
         case H_HIT_ONE: hit(g, s, p, 1, HIT_ONE, final_); break;
         case H_HIT_TWO: hit(g, s, p, 2, HIT_TWO, final_); break;
         case H_WILD_ATTACK: effect_wild_attack(g, s, p, kind, count, final_); break;
+        case H_DRAW_ONE: add_penalty(g, s, p, 1, DRAW_ONE, false, false, final_); break;
+        case H_DRAW_FIVE: add_penalty(g, s, p, 5, DRAW_FIVE, false, false, final_); break;
+        case H_SKIP_EVERYONE: s.next_seat = p; break;
+        case H_FLIP: effect_flip(g, s, p, kind, count, final_); break;
+        case H_WILD_DRAW_TWO: effect_restricted_draw(g, s, p, 2, WILD_DRAW_TWO, final_, -1); break;
+        case H_WILD_DRAW_COLOUR: effect_restricted_draw(g, s, p, 0, WILD_DRAW_COLOUR, final_, s.colour); break;
         default: throw std::logic_error("the compiled core has no handler for this card's effect");
     }
 }
@@ -514,17 +605,27 @@ void after_colour(const Rules &g, State &s, int p, int kind, int count, bool res
             s.has_jump = false;
         }
     }
-    if ((one_left || s.hand_size[p] == 1) && g.uno_asks) s.agenda.push_back(step1(UNO, p));
+    if ((one_left || s.hand_size[p] == 1) && g.uno_asks && !(g.flip && g.duel_kind[kind]))
+        s.agenda.push_back(step1(UNO, p));  // (Flip's duels call UNO before their effect: early_call_kinds)
 }
 
 void resolve_placement(const Rules &g, State &s, int p, int kind, int count, bool response = false) {
     if (g.is_wild[kind]) {
         s.agenda.push_back(Step{AFTER_PLACE, p, kind, count, response ? 1 : 0, 5});
         // wild_steps: the colour declaration (Flex: a targeted FLEX wild's target first, then the colour)
-        // (Attack: a Wild Attack's colour first, then its target)
-        if (g.attack && g.attack_kind[kind]) s.agenda.push_back(step1(TARGET, p));
-        s.agenda.push_back(step1(COLOUR, p));
-        if (s.flex_play && g.flex_target[kind]) s.agenda.push_back(step1(TARGET, p));
+        if (g.flip && g.duel_kind[kind]) {
+            // Flip: a duel wild's target, the player's UNO call, then the duel; none on its last card (AMB-B15)
+            if (s.hand_size[p] > 0) {
+                s.agenda.push_back(Step{DUEL, p, kind, 0, 0, 3});
+                if (s.hand_size[p] == 1 && g.uno_asks) s.agenda.push_back(step1(UNO, p));
+                s.agenda.push_back(step1(TARGET, p));
+            }
+        } else {
+            // (Attack: a Wild Attack's colour first, then its target)
+            if (g.attack && g.attack_kind[kind]) s.agenda.push_back(step1(TARGET, p));
+            s.agenda.push_back(step1(COLOUR, p));
+            if (s.flex_play && g.flex_target[kind]) s.agenda.push_back(step1(TARGET, p));
+        }
     } else {
         s.colour = g.colour_of[kind];
         s.colour_declarer = -1;
@@ -533,13 +634,15 @@ void resolve_placement(const Rules &g, State &s, int p, int kind, int count, boo
     run(g, s);
 }
 
-void play_card(const Rules &g, State &s, int p, int kind, bool response = false, bool flex = false) {
+void play_card(const Rules &g, State &s, int p, int kind, bool response = false, bool flex = false,
+               bool drawn = false) {
     note_placement(g, s, p, kind);
     s.ref_colour = s.colour;
     s.flex_play = flex;
     s.hands[p][kind] -= 1;
     s.hand_size[p] -= 1;
     s.discard.push_back(kind);
+    if (g.flip) place(g, s, p, kind, drawn);  // the physical card (and its other face) goes along
     s.progress = true;
     resolve_placement(g, s, p, kind, 1, response);
 }
@@ -645,6 +748,44 @@ void deal_round(const Rules &g, State &s) {
     s.discard.clear();
     for (auto &h : s.hands) std::fill(h.begin(), h.end(), 0);
     std::fill(s.hand_size.begin(), s.hand_size.end(), 0);
+    if (g.flip) {  // FlipCards.new_round: shuffle the physical cards, A faces up, then deal one at a time
+        if (s.deck_cards.empty()) {
+            if (g.rng_pairing) {
+                std::vector<int> order(g.d_faces.size());
+                std::iota(order.begin(), order.end(), 0);
+                rng_shuffle(s.rng, order);  // rng.permutation(len(d_faces))
+                for (std::size_t i = 0; i < order.size(); ++i)
+                    s.deck_cards.push_back(g.a_faces[i] * g.num_kinds + g.d_faces[order[i]]);
+                std::sort(s.deck_cards.begin(), s.deck_cards.end());
+            } else {
+                s.deck_cards = g.fixed_pairing;
+            }
+        }
+        s.side = 0;
+        std::vector<int> order(s.deck_cards.size());
+        std::iota(order.begin(), order.end(), 0);
+        rng_shuffle(s.rng, order);
+        s.physical_draw.resize(order.size());
+        s.draw_pile.resize(order.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            s.physical_draw[i] = s.deck_cards[order[i]];
+            s.draw_pile[i] = s.physical_draw[i] / g.num_kinds;
+        }
+        s.physical_discard.clear();
+        s.physical_hands.assign(n, {});
+        s.has_duel = false;
+        for (int i = 0; i < g.hand_size * n; ++i) draw_one(g, s, (s.dealer + 1 + i) % n);
+        s.direction = 1;
+        s.has_penalty = false;
+        for (auto &r : s.reveals) r = Reveal{};
+        s.shown.clear();
+        std::fill(s.power.begin(), s.power.end(), 1);
+        s.idle_turns = 0;
+        s.progress = false;
+        s.colour_declarer = -1;
+        start_round(g, s);
+        return;
+    }
     s.draw_pile = g.deck_array;  // rng.permutation(deck_array): a copy, shuffled
     rng_shuffle(s.rng, s.draw_pile);
     std::vector<int> seats;
@@ -770,6 +911,130 @@ bool step_target(const Rules &, State &s, const Step &st, Step &out) {
     return true;
 }
 
+// ---- Flip's own steps (variants/flip.py: _duel, _optimus_place)
+
+void numbers_of(const Rules &g, const State &s, int seat, std::vector<int> &out) {
+    out.clear();
+    const auto &hand = s.hands[seat];
+    for (int k : g.number_kinds) out.insert(out.end(), hand[k], k);
+}
+
+void hand_kinds(const State &s, int seat, std::vector<int> &out) {
+    out.clear();
+    const auto &hand = s.hands[seat];
+    for (int k = 0; k < static_cast<int>(hand.size()); ++k) out.insert(out.end(), hand[k], k);
+}
+
+bool step_duel(const Rules &g, State &s, const Step &st, Step &) {
+    int p = st.a, kind = st.b, t = s.target;
+    const auto &value = g.number_value;
+    std::vector<int> np, nt;
+    numbers_of(g, s, p, np);
+    numbers_of(g, s, t, nt);
+    if (g.effect_of[kind] == OPTIMUS) {
+        auto best = [&](const std::vector<int> &nums) {  // max(..., key=value) : the first maximal one
+            int b = -1;
+            for (int k : nums)
+                if (b < 0 || value[k] > value[b]) b = k;
+            return b;
+        };
+        int best_p = best(np), best_t = best(nt);
+        int winner = (best_t < 0 || (best_p >= 0 && value[best_p] >= value[best_t])) ? p : t;
+        s.has_duel = true;
+        s.duel_kind = kind;
+        s.duel_p = p;
+        s.duel_t = t;
+        s.duel_shown_p = best_p >= 0 ? std::vector<int>{best_p} : std::vector<int>{};
+        s.duel_shown_t = best_t >= 0 ? std::vector<int>{best_t} : std::vector<int>{};
+        for (auto [seat, b] : {std::pair<int, int>{p, best_p}, std::pair<int, int>{t, best_t}})
+            if (b >= 0) {
+                std::vector<int> one(g.num_kinds, 0);
+                one[b] = 1;
+                show_cards(s, -1, seat, one);
+            }
+        s.agenda.push_back(step1(COLOUR, winner));
+        s.agenda.push_back(Step{OPTIMUS_PLACE_STEP, winner, 0, 0, 0, 3});
+        return false;
+    }
+    int missing = g.megatron_missing_loses ? 0 : 1000000;
+    int low_p = missing, low_t = missing;
+    if (!np.empty()) {
+        low_p = value[np[0]];
+        for (int k : np) low_p = std::min(low_p, value[k]);
+    }
+    if (!nt.empty()) {
+        low_t = value[nt[0]];
+        for (int k : nt) low_t = std::min(low_t, value[k]);
+    }
+    s.has_duel = true;
+    s.duel_kind = kind;
+    s.duel_p = p;
+    s.duel_t = t;
+    hand_kinds(s, p, s.duel_shown_p);
+    hand_kinds(s, t, s.duel_shown_t);
+    show_cards(s, -1, p, s.hands[p]);
+    show_cards(s, -1, t, s.hands[t]);
+    int loser = low_p < low_t ? p : t;
+    draw_cards(g, s, loser, 2);
+    s.agenda.push_back(step1(COLOUR, loser == p ? t : p));
+    return false;
+}
+
+void placeable(const Rules &g, const State &s, int w, std::vector<int> &acts) {
+    const auto &hand = s.hands[w];
+    if (!g.optimus_place_requires_match) {
+        for (int k = 0; k < g.num_kinds; ++k)
+            if (hand[k]) acts.push_back(k);
+        return;
+    }
+    if (s.discard.size() < 2) {
+        for (int k = 0; k < g.num_kinds; ++k)
+            if (hand[k] && (g.is_wild[k] || g.colour_of[k] == s.ref_colour)) acts.push_back(k);
+        return;
+    }
+    int under = s.discard[s.discard.size() - 2];
+    int colour = g.is_wild[under] ? s.ref_colour : g.colour_of[under];
+    for (int k : g.playable_on[under * 4 + colour])
+        if (hand[k]) acts.push_back(k);
+}
+
+void placement_done(const Rules &g, State &s, int w, int placed) {
+    if (placed && s.hand_size[w] == 1 && g.uno_asks) s.agenda.push_back(step1(UNO, w));
+}
+
+bool step_optimus_place(const Rules &g, State &s, const Step &st, Step &out) {
+    int w = st.a, placed = st.b;
+    if (placed < 2 && s.hand_size[w] > 1) {
+        std::vector<int> can;
+        placeable(g, s, w, can);
+        if (!can.empty()) {
+            s.phase = OPTIMUS_PLACE;
+            s.current_seat = w;
+            out = st;
+            return true;
+        }
+    }
+    placement_done(g, s, w, placed);
+    return false;
+}
+
+void on_optimus_place(const Rules &g, State &s, int a) {
+    int w = s.waiting.a, placed = s.waiting.b;
+    if (a == g.pass) {
+        placement_done(g, s, w, placed);
+    } else {
+        s.hands[w][a] -= 1;
+        s.hand_size[w] -= 1;
+        card_left_hand(s, w, a);
+        s.discard.insert(s.discard.end() - 1, a);
+        int code = take(g, s, w, a);
+        s.physical_discard.insert(s.physical_discard.end() - 1, code);
+        s.progress = true;
+        s.agenda.push_back(Step{OPTIMUS_PLACE_STEP, w, placed + 1, 0, 0, 3});
+    }
+    run(g, s);
+}
+
 // ------------------------------------------------------------------ decisions (Game._on_*)
 
 // Game._drawn_card_plays: its regular play, and (Flex) its FLEX play, into `acts`; whether there is one
@@ -809,7 +1074,7 @@ void draw_action(const Rules &g, State &s, int p, bool forced) {
                 if (first)
                     offer_drawn(s, kind);
                 else
-                    play_card(g, s, p, kind);
+                    play_card(g, s, p, kind, false, false, true);
                 return;
             }
             first = false;
@@ -882,9 +1147,9 @@ void on_play_or_keep(const Rules &g, State &s, int a) {
         s.agenda.push_back(END_TURN_STEP);
         run(g, s);
     } else if (a >= g.num_kinds) {
-        play_card(g, s, p, a - g.flex0, false, true);
+        play_card(g, s, p, a - g.flex0, false, true, true);
     } else {
-        play_card(g, s, p, a);
+        play_card(g, s, p, a, false, false, true);
     }
 }
 
@@ -1003,6 +1268,10 @@ void compute_legal(const Rules &g, const State &s, std::vector<int> &acts) {
             if (g.multi_any_subset || s.multi_placed == 1) acts.push_back(g.pass);
             return;
         }
+        case OPTIMUS_PLACE:
+            placeable(g, s, p, acts);
+            acts.push_back(g.pass);
+            return;
         default:
             return;
     }
@@ -1033,6 +1302,10 @@ void number_starter(const Rules &g, State &s) {
         kind = pile.back();
         pile.pop_back();
         s.discard.push_back(kind);
+        if (g.flip) {  // the physical card goes along
+            s.physical_discard.push_back(s.physical_draw.back());
+            s.physical_draw.pop_back();
+        }
         if (g.effect_of[kind] == NUMBER || pile.empty()) break;
     }
     s.direction = 1;
@@ -1154,6 +1427,8 @@ void run(const Rules &g, State &s) {
             case END_TURN: waits = step_end_turn(g, s, st, out); break;
             case START_TURN: waits = step_start_turn(g, s, st, out); break;
             case TARGET: waits = step_target(g, s, st, out); break;
+            case DUEL: waits = step_duel(g, s, st, out); break;
+            case OPTIMUS_PLACE_STEP: waits = step_optimus_place(g, s, st, out); break;
             default: throw std::logic_error("unknown agenda step code");
         }
         if (waits) {
@@ -1205,6 +1480,7 @@ bool step(const Rules &g, State &s, int action) {
         case JUMP_IN: on_jump_in(g, s, action); break;
         case MULTI_PLAY: on_multi_play(g, s, action); break;
         case CHOOSE_TARGET: on_target(g, s, action); break;
+        case OPTIMUS_PLACE: on_optimus_place(g, s, action); break;
         default: throw std::logic_error("no handler for this phase in the compiled core");
     }
     if (s.side != side || s.round_index != round_index) {

@@ -28,7 +28,8 @@ enum Phase : int {
 enum Effect : int {
     NUMBER = 0, SKIP = 1, REVERSE = 2, DRAW_TWO = 3, WILD = 4, WILD_DRAW_FOUR = 5,
     FLEX_SKIP = 6, FLEX_REVERSE = 7, FLEX_DRAW_TWO = 8, WILD_ALL_FLIP = 9, WILD_TARGET_DRAW_TWO = 10,
-    WILD_ALL_DRAW = 11, DISCARD_ALL = 20, HIT_ONE = 21, HIT_TWO = 22, WILD_ATTACK = 23
+    WILD_ALL_DRAW = 11, DRAW_ONE = 12, DRAW_FIVE = 13, SKIP_EVERYONE = 14, FLIP = 15, OPTIMUS = 16,
+    WILD_DRAW_TWO = 17, MEGATRON = 18, WILD_DRAW_COLOUR = 19, DISCARD_ALL = 20, HIT_ONE = 21, HIT_TWO = 22, WILD_ATTACK = 23
 };
 
 // The Python effect handler each card kind runs (Game.effect_fn_of): uno_env/core/native.py maps every
@@ -37,6 +38,7 @@ enum Handler : int {
     H_NUMBER, H_SKIP, H_REVERSE, H_DRAW_TWO, H_WILD, H_WILD_DRAW_FOUR,                   // turn.effect_*
     H_FLEX_SKIP, H_FLEX_REVERSE, H_FLEX_DRAW_TWO, H_TARGET_DRAW_TWO, H_ALL_DRAW, H_FLEX_W4F,  // variants/flex.py
     H_DISCARD_ALL, H_HIT_ONE, H_HIT_TWO, H_WILD_ATTACK,                                    // variants/attack.py
+    H_DRAW_ONE, H_DRAW_FIVE, H_SKIP_EVERYONE, H_FLIP, H_WILD_DRAW_TWO, H_WILD_DRAW_COLOUR,   // variants/flip.py
     NUM_HANDLERS
 };
 
@@ -48,8 +50,9 @@ enum LauncherModel : int { GEOMETRIC, CATEGORICAL, FIXED, SCRIPTED };
 // attack.wild_attack_resume
 enum WildAttackResume : int { SECOND_FROM_ATTACKER, NEXT_AFTER_ATTACKER, NEXT_AFTER_TARGET };
 
-// Agenda step codes of uno_env/turn.py.
-enum StepCode : int { AFTER_PLACE, COLOUR, UNO, CATCH_STEP, RESPOND, END_TURN, START_TURN, TARGET };
+// Agenda step codes of uno_env/turn.py, then Flip's own (variants/flip.py: DUEL, OPTIMUS_PLACE_STEP).
+enum StepCode : int { AFTER_PLACE, COLOUR, UNO, CATCH_STEP, RESPOND, END_TURN, START_TURN, TARGET, DUEL,
+                      OPTIMUS_PLACE_STEP };
 
 // One agenda step: Python's tuple (code, a, b, c, d) of `len` elements.
 struct Step {
@@ -99,6 +102,11 @@ struct Rules {
     double p_fire = 0.5, q = 0.5;
     std::vector<double> cumulative;  // categorical model: the cumulative burst probabilities (numpy's)
     std::vector<uint8_t> attack_kind;  // kinds that are a Wild Attack
+    // Flip (variants/flip.py): two-sided physical cards (code a * K + d), duels, Optimus placements
+    bool flip = false, rng_pairing = true, megatron_missing_loses = false, optimus_place_requires_match = false;
+    bool last_card_flip_resolves = true, until_wild_satisfies = false;
+    std::vector<int> fixed_pairing, a_faces, d_faces, number_kinds, number_value;
+    std::vector<uint8_t> duel_kind;
     // action layout
     int draw = 0, colour0 = 0, target0 = -1, self_target = -1, flex0 = -1;
     int challenge = 0, accept = 0, call = 0, no_call = 0, catch_ = 0, pass = 0, num_actions = 0;
@@ -147,6 +155,12 @@ struct State {
     bitgen_t *launcher_rng = nullptr;
     std::shared_ptr<void> launcher_owner;
     std::vector<int> launcher_script;
+    // Flip: the game's physical cards and where each is (piles in the same order as the faces above)
+    std::vector<int> deck_cards, physical_draw, physical_discard;
+    std::vector<std::vector<int>> physical_hands;
+    bool has_duel = false;  // the last duel: (kind, originator, target, shown_o, shown_t)
+    int duel_kind = 0, duel_p = 0, duel_t = 0;
+    std::vector<int> duel_shown_p, duel_shown_t;
     // cached legal actions of the current decision
     bool legal_valid = false;
     std::vector<int> legal;

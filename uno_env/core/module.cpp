@@ -81,6 +81,25 @@ Rules rules_from(const py::dict &d) {
             throw std::invalid_argument("rules tables: an unknown launcher model or Wild Attack resume rule");
     }
     r.attack_kind = bvec(d, "attack_kind");
+    r.flip = d["flip"].cast<bool>();
+    r.duel_kind = bvec(d, "duel_kind");
+    if (r.flip) {
+        r.rng_pairing = d["rng_pairing"].cast<bool>();
+        r.megatron_missing_loses = d["megatron_missing_loses"].cast<bool>();
+        r.optimus_place_requires_match = d["optimus_place_requires_match"].cast<bool>();
+        r.last_card_flip_resolves = d["last_card_flip_resolves"].cast<bool>();
+        r.until_wild_satisfies = d["until_wild_satisfies"].cast<bool>();
+        r.fixed_pairing = ivec(d, "fixed_pairing");
+        r.a_faces = ivec(d, "a_faces");
+        r.d_faces = ivec(d, "d_faces");
+        r.number_kinds = ivec(d, "number_kinds");
+        r.number_value = ivec(d, "number_value");
+        if (r.a_faces.size() != r.d_faces.size() || r.number_value.size() != static_cast<std::size_t>(r.num_kinds))
+            throw std::invalid_argument("rules tables: Flip's faces do not pair");
+        long long codes = static_cast<long long>(r.num_kinds) * r.num_kinds;
+        for (int c : r.fixed_pairing)
+            if (c < 0 || c >= codes) throw std::invalid_argument("rules tables: a physical card out of range");
+    }
     r.draw = d["draw"].cast<int>();
     r.colour0 = d["colour0"].cast<int>();
     r.target0 = d["target0"].cast<int>();
@@ -120,7 +139,7 @@ Rules rules_from(const py::dict &d) {
     if (r.colour_of.size() != n || r.rank_of.size() != n || r.effect_of.size() != n || r.points_of.size() != n ||
         r.is_wild.size() != n || r.restricted.size() != n || r.multi_effect.size() != n || r.handler.size() != n ||
         r.flip_icon.size() != n || r.flex_target.size() != n || r.flex_restricted.size() != n ||
-        r.attack_kind.size() != n)
+        r.attack_kind.size() != n || r.duel_kind.size() != n)
         throw std::invalid_argument("rules tables: every per-kind table must have num_kinds entries");
     if (r.kinds_of_colour.size() != 4 || r.kinds_of_flex_colour.size() != 4 ||
         (r.flex && r.flex_playable_on.size() != n * 4))
@@ -138,11 +157,15 @@ Rules rules_from(const py::dict &d) {
     check(r.response_kinds);
     check(r.deck_array);
     check(r.flex_wild_kinds);
+    check(r.a_faces);
+    check(r.d_faces);
+    check(r.number_kinds);
     for (int k = 0; k < r.num_kinds; ++k)
         if (r.rank_of[k] < 0 || r.rank_of[k] >= static_cast<int>(r.kinds_of_rank.size()) || r.colour_of[k] < -1 ||
             r.colour_of[k] >= 4)
             throw std::invalid_argument("rules tables: a rank or colour out of range");
-    if (r.num_players < 2 || r.hand_size * r.num_players > static_cast<int>(r.deck_array.size()))
+    std::size_t cards = r.flip ? r.a_faces.size() : r.deck_array.size();
+    if (r.num_players < 2 || r.hand_size * r.num_players > static_cast<int>(cards))
         throw std::invalid_argument("rules tables: the deck cannot deal every seat a hand");
     build_tables(r);
     return r;
@@ -169,7 +192,8 @@ Step step_from(const py::handle &h) {
     if (st.len < 1 || st.len > 5) throw std::invalid_argument("agenda step: 1 to 5 items");
     int *vals[5] = {&st.code, &st.a, &st.b, &st.c, &st.d};
     for (int i = 0; i < st.len; ++i) *vals[i] = py::int_(t[i]).cast<int>();
-    if (st.code < AFTER_PLACE || st.code > TARGET) throw std::invalid_argument("agenda step: unknown step code");
+    if (st.code < AFTER_PLACE || st.code > OPTIMUS_PLACE_STEP)
+        throw std::invalid_argument("agenda step: unknown step code");
     return st;
 }
 
@@ -264,6 +288,14 @@ py::dict to_dict(const CoreState &cs) {
     d["legal"] = s.legal_valid ? py::object(py::cast(s.legal)) : py::object(py::none());
     d["launcher_rng"] = launcher_generator(cs);
     d["launcher_script"] = s.launcher_script;
+    d["deck_cards"] = py::tuple(py::cast(s.deck_cards));
+    d["physical_draw"] = s.physical_draw;
+    d["physical_discard"] = s.physical_discard;
+    d["physical_hands"] = s.physical_hands;
+    d["duel"] = s.has_duel ? py::object(py::make_tuple(s.duel_kind, s.duel_p, s.duel_t,
+                                                       py::tuple(py::cast(s.duel_shown_p)),
+                                                       py::tuple(py::cast(s.duel_shown_t))))
+                           : py::object(py::none());
     return d;
 }
 
@@ -293,7 +325,7 @@ void from_dict(const Rules &g, CoreState &cs, const py::dict &d) {
     s.turn_seat = d["turn_seat"].cast<int>();
     s.current_seat = d["current_seat"].cast<int>();
     s.phase = d["phase"].cast<int>();
-    if (s.phase < 0 || s.phase >= NUM_PHASES || s.phase == OPTIMUS_PLACE)
+    if (s.phase < 0 || s.phase >= NUM_PHASES || (s.phase == OPTIMUS_PLACE && !g.flip))
         throw std::invalid_argument("state: a phase the compiled core does not handle");
     check_seat(s.turn_seat, n, "turn_seat");
     check_seat(s.current_seat, n, "current_seat", true);
@@ -385,6 +417,34 @@ void from_dict(const Rules &g, CoreState &cs, const py::dict &d) {
     for (int k : s.launcher_script)
         if (k < 0) throw std::invalid_argument("state: a scripted burst below 0");
     if (g.attack && s.launcher_rng == nullptr) throw std::invalid_argument("state: an Attack game needs its launcher");
+    if (g.flip) {
+        long long codes = static_cast<long long>(k) * k;
+        auto codes_ok = [&](const std::vector<int> &v) {
+            for (int c : v)
+                if (c < 0 || c >= codes) throw std::invalid_argument("state: a physical card out of range");
+        };
+        s.deck_cards = ivec(d, "deck_cards");
+        s.physical_draw = ivec(d, "physical_draw");
+        s.physical_discard = ivec(d, "physical_discard");
+        s.physical_hands = d["physical_hands"].cast<std::vector<std::vector<int>>>();
+        codes_ok(s.deck_cards);
+        codes_ok(s.physical_draw);
+        codes_ok(s.physical_discard);
+        if (static_cast<int>(s.physical_hands.size()) != n) throw std::invalid_argument("state: one physical hand per seat");
+        for (const auto &h : s.physical_hands) codes_ok(h);
+        if (s.physical_draw.size() != s.draw_pile.size() || s.physical_discard.size() != s.discard.size())
+            throw std::invalid_argument("state: the physical piles must match the piles");
+        if (s.side != 0 && s.side != 1) throw std::invalid_argument("state: side is 0 (A) or 1 (D)");
+        s.has_duel = !d["duel"].is_none();
+        if (s.has_duel) {
+            auto t = d["duel"].cast<py::tuple>();
+            s.duel_kind = t[0].cast<int>();
+            s.duel_p = t[1].cast<int>();
+            s.duel_t = t[2].cast<int>();
+            s.duel_shown_p = t[3].cast<std::vector<int>>();
+            s.duel_shown_t = t[4].cast<std::vector<int>>();
+        }
+    }
     if (static_cast<int>(s.hand_size.size()) != n || static_cast<int>(s.scores.size()) != n ||
         static_cast<int>(s.round_points.size()) != n || static_cast<int>(s.power.size()) != n ||
         static_cast<int>(s.eliminated.size()) != n || static_cast<int>(s.voids.size()) != n ||

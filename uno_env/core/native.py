@@ -19,7 +19,7 @@ from ..cards import Effect
 from ..errors import IllegalActionError, RuleError
 from ..game import Game
 from ..state import Penalty, Phase, State, _copy_generator
-from ..variants import attack, classic, flex
+from ..variants import attack, classic, flex, flip
 from . import _core
 
 PHASES = tuple(Phase)
@@ -28,7 +28,9 @@ _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 HANDLERS = (turn.effect_number, turn.effect_skip, turn.effect_reverse, turn.effect_draw_two, turn.effect_wild,
             turn.effect_wild_draw_four, flex.effect_flex_skip, flex.effect_flex_reverse, flex.effect_flex_draw_two,
             flex.effect_target_draw_two, flex.effect_all_draw, flex.effect_flex_w4f, attack.effect_discard_all,
-            attack.effect_hit_one, attack.effect_hit_two, attack.effect_wild_attack)
+            attack.effect_hit_one, attack.effect_hit_two, attack.effect_wild_attack, flip.effect_draw_one,
+            flip.effect_draw_five, flip.effect_skip_everyone, flip.effect_flip, flip.effect_wild_draw_two,
+            flip.effect_wild_draw_colour)
 #: The starter rules the core mirrors, in the order of engine.hpp's Starter.
 STARTERS = (classic.start_round, turn.number_starter, attack.start_round)
 _LAUNCHERS = ("geometric", "categorical", "fixed", "scripted")
@@ -44,12 +46,21 @@ def rules_tables(g: Game) -> dict:
     unknown = sorted({g.deck.name_of[kind] for kind in range(k) if g.effect_fn_of[kind] not in HANDLERS})
     if unknown:
         raise RuleError(f"the compiled core has no effect for {', '.join(unknown)}; use backend='python'")
-    if g.variant.start_round not in STARTERS or g.physical is not None:
+    if g.variant.start_round not in STARTERS:
         raise RuleError(f"the compiled core does not cover the {g.variant.name!r} rules yet; use backend='python'")
     is_flex = g.flex_turn_plays is not None
     is_attack = getattr(g, "launcher", None) is not None
     launcher = g.launcher if is_attack else None
+    phys = g.physical
     return {
+        "flip": phys is not None,
+        "duel_kind": [kind in getattr(g, "duel_kinds", ()) for kind in range(k)],
+        **({"rng_pairing": phys.rng_pairing, "megatron_missing_loses": bool(g.megatron_missing_loses),
+            "optimus_place_requires_match": bool(g.optimus_place_requires_match),
+            "last_card_flip_resolves": bool(g.last_card_flip_resolves),
+            "until_wild_satisfies": bool(g.until_wild_satisfies), "fixed_pairing": list(phys.fixed),
+            "a_faces": list(phys.a_faces), "d_faces": list(phys.d_faces), "number_kinds": list(g.number_kinds),
+            "number_value": list(g.number_value)} if phys is not None else {}),
         "handler": [HANDLERS.index(g.effect_fn_of[kind]) for kind in range(k)],
         "starter": STARTERS.index(g.variant.start_round),
         "attack": is_attack,
@@ -184,7 +195,8 @@ def to_python(g: Game, d: dict, rng: np.random.Generator) -> State:
                  "agenda", "waiting", "next_seat", "drawn_kind", "ref_colour", "colour_declarer", "reveals",
                  "winner", "is_over", "truncated", "blocked", "scores", "round_points", "round_winner", "dealer",
                  "round_index", "steps", "idle_turns", "progress", "power", "flex_play", "target", "side",
-                 "eliminated", "voids", "last_played", "shown", "legal", "launcher_rng", "launcher_script"):
+                 "eliminated", "voids", "last_played", "shown", "legal", "launcher_rng", "launcher_script",
+                 "deck_cards", "physical_draw", "physical_discard", "physical_hands", "duel"):
         setattr(s, name, d[name])
     s.phase = PHASES[d["phase"]]
     pen = d["penalty"]
