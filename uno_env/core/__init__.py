@@ -6,10 +6,10 @@ reference a reader studies; the core (``engine.cpp``, bound in ``module.cpp``) m
 function and draws from the same numpy bit generator through numpy's own C distributions, so a seed
 gives the same game on either. ``tests/rules/test_native_differential.py`` plays both side by side.
 
-What the core covers so far: the Classic family (``classic``, ``alphabet``, ``xiangqi``) with every
-house rule, ``flex`` with every option (FLEX plays, power cards, targeted wilds) and ``attack`` with
-every option (the launcher's models and its own generator, hits and Mass Hits, elimination matches), the starter rules, the reshuffle, the step cap, scoring and matches. Other variants run on
-the Python engine: asking for ``backend="native"`` there is refused with a clear error, and
+What the core covers: every variant (``classic``, ``alphabet``, ``xiangqi``, ``flex``, ``flip``,
+``attack``) with every rule option, every phase, the starter rules, the reshuffle, the step cap, scoring
+and matches, on the variants' own decks. A replacement deck manifest (``<variant>.deck_manifest``) runs
+on the Python engine: asking for ``backend="native"`` there is refused with a clear error, and
 ``UNO_ENV_BACKEND=native`` uses the core only where it covers the rules.
 
 The extension is built by ``pip install`` (``setup.py``); without it the package works on the Python

@@ -105,11 +105,12 @@ def rules_tables(g: Game) -> dict:
 class NativeState:
     """A game held by the compiled core; reads like a ``State`` (see the module docstring)."""
 
-    __slots__ = ("_c", "_game")
+    __slots__ = ("_c", "_game", "_snapshot")
 
     def __init__(self, core_state, game: "NativeGame"):
         self._c = core_state
         self._game = game
+        self._snapshot = None  # (decisions taken, the Python State read from the core then)
 
     @property
     def current_seat(self) -> int:
@@ -166,7 +167,11 @@ class NativeState:
 
     def __getattr__(self, name: str):
         if name in State.__slots__:  # read-only view of the rest, as a Python State holds it
-            return getattr(self.to_python(copy_rng=False), name)
+            # a native state changes only by a step, which counts: one snapshot serves every read until then
+            steps = self._c.steps
+            if self._snapshot is None or self._snapshot[0] != steps:
+                self._snapshot = (steps, self.to_python(copy_rng=False))
+            return getattr(self._snapshot[1], name)
         raise AttributeError(f"'NativeState' object has no attribute {name!r}")
 
     def clone(self, rng: np.random.Generator | None = None) -> "NativeState":
