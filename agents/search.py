@@ -115,6 +115,12 @@ class _Node:
         self.children: dict[tuple[int, int], _Node] = {}
 
 
+def _python_twin(state):
+    """The search runs on the Python engine: a native state (the compiled core's) becomes its Python twin,
+    generators copied, so the search never moves the caller's game; a Python state is used as it is."""
+    return state if isinstance(state, State) else state.to_python()
+
+
 class ISMCTSAgent:
     """SO-ISMCTS over ``Game.sample_hidden`` worlds with a fast rule-based rollout policy."""
 
@@ -124,6 +130,9 @@ class ISMCTSAgent:
     def __init__(self, game: Game, seed: int | None = None, resolve_path: Callable[[str], str] | None = None,
                  **options):
         """``resolve_path``: as ``agents.load``'s, applied to a ``prior`` naming a policy file."""
+        # the search clones, redraws and rolls out states by the thousand: on the Python engine for now (a native
+        # state is copied once per decision, act_state), where a state is a plain object to edit
+        game = game if game.backend == "python" else Game(game.rules, backend="python")
         self.game = game
         self.resolve_path = resolve_path
         # keyword options pass the same checks as a spec's
@@ -161,6 +170,7 @@ class ISMCTSAgent:
 
     def act_state(self, state: State) -> int:
         """The most visited root decision after the search, for the seat deciding in ``state``."""
+        state = _python_twin(state)
         legal = self.game.legal_actions(state)
         self.last_iterations = 0
         unsearched = self.unsearched_action(state, legal)
@@ -174,6 +184,7 @@ class ISMCTSAgent:
         """The guiding policy's probability of each legal action in ``state`` (empty without a ``prior``)."""
         if self.guide is None:
             return {}
+        state = _python_twin(state)
         logits = self.guide.logits(self.encoder.encode(state, state.current_seat)).astype(np.float64)
         z = logits[legal]
         p = np.exp(z - z.max())
@@ -198,6 +209,7 @@ class ISMCTSAgent:
 
     def root_visits(self, state: State) -> dict[int, int]:
         """One search from ``state``: how often each of the deciding seat's actions was chosen at the root."""
+        state = _python_twin(state)
         g = self.game
         opts = self.options
         me = state.current_seat

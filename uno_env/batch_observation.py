@@ -31,7 +31,7 @@ from itertools import chain
 import numpy as np
 
 from .cards import Effect
-from .observation import HISTORY_PER_SEAT, ObservationEncoder
+from .observation import HISTORY_FIELDS, HISTORY_PER_SEAT, ObservationEncoder
 from .state import State
 
 
@@ -76,7 +76,8 @@ class BatchEncoder:
         self._per_seat_cols = n * np.arange(3)[:, None, None]  # + rel: the (3, B, N) per-seat columns to gather
         self._colours = np.arange(5)  # last placed colour: the 4 colours, then wild
         self._bits = np.arange(4)
-        self._sizes = np.array([1, 2])
+        at = self.ref.history_at  # the history fields within a seat's entry, as the reference places them
+        self._history = {name: slice(at[name], at[name] + size) for name, size in HISTORY_FIELDS}
         self._extra = [(block, o[block.name], _batched_fill(block)) for block in self.ref.extra_blocks]
         self._rows = np.arange(0)
         self.cache: dict = {}  # tables the variant block writers build once per game
@@ -154,9 +155,11 @@ class BatchEncoder:
             out[:, st["scores"]:st["scores"] + n] = self.per_seat([s.scores for s in states], rel) / g.target_score
         h = st["history"]
         history = out[:, h:h + HISTORY_PER_SEAT * n].reshape(b, n, HISTORY_PER_SEAT)  # a view: out is C-contiguous
-        history[:, :, 0:4] = (voids[:, :, None] >> self._bits) & 1
-        history[:, :, 4:9] = last[:, :, None] == self._colours
-        history[:, :, 9:11] = sizes[:, :, None] == self._sizes
+        f = self._history
+        history[:, :, f["voids"]] = (voids[:, :, None] >> self._bits) & 1
+        history[:, :, f["last_colour"]] = last[:, :, None] == self._colours
+        history[:, :, f["one_card"]] = sizes[:, :, None] == 1
+        history[:, :, f["two_cards"]] = sizes[:, :, None] == 2
 
 
 # --------------------------------------------------------------------------- variant blocks

@@ -23,9 +23,10 @@ def game_for_env(variant: str, num_players: int, rules: RuleSet | None, rule_opt
         raise RenderModeError(f"render_mode {render_mode!r} is not supported; allowed: ansi, human, None")
     if reward not in REWARD_MODES:
         raise ValueError(f"reward {reward!r} is not supported; allowed: {', '.join(REWARD_MODES)}")
+    backend = rule_options.pop("backend", None)  # "native" | "python"; None: the default (core.resolve)
     if rules is not None:
-        return Game(rules, options=rule_options)
-    return Game(variant, num_players, **rule_options)
+        return Game(rules, options=rule_options, backend=backend)
+    return Game(variant, num_players, backend=backend, **rule_options)
 
 
 def observation_box(encoder: ObservationEncoder) -> spaces.Box:

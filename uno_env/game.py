@@ -39,12 +39,12 @@ class Game:
 
     def __new__(cls, rules: RuleSet | str = "classic", num_players: int | None = None,
                 options: dict | None = None, backend: str | None = None, **kw: Any):
-        # backend="native" (or UNO_ENV_BACKEND=native) makes the game a NativeGame: the same facade on the core
-        if cls is Game and (backend is not None or core.ENV_VAR in os.environ):
-            if core.resolve(backend, cls._rule_set(rules, num_players, options, kw)) == "native":
-                from .core.native import NativeGame
+        # the core by default where it is built and covers the rules (core.resolve): a NativeGame is the
+        # same facade on the core; backend="python" or UNO_ENV_BACKEND=python keeps the reference
+        if cls is Game and core.resolve(backend, cls._rule_set(rules, num_players, options, kw)) == "native":
+            from .core.native import NativeGame
 
-                return object.__new__(NativeGame)
+            return object.__new__(NativeGame)
         return object.__new__(cls)
 
     def __getnewargs_ex__(self):  # unpickled and copied games stay on their backend
@@ -117,12 +117,17 @@ class Game:
         self.wild_kinds = deck.wild_kinds
         self.deck_array = np.repeat(np.arange(deck.num_kinds), deck.count_of)
         # playable_on[top][colour]: kinds that may be placed on `top` when `colour` is current (CORE-9)
+        # a row depends only on the top card's rank (none for a wild) and the colour: built once per pair
+        rows: dict = {}
         match = []
         for top in range(deck.num_kinds):
+            rank = None if deck.is_wild[top] else deck.rank_of[top]
             row = []
             for c in range(len(deck.colours)):
-                row.append(tuple(k for k in range(deck.num_kinds) if deck.is_wild[k] or deck.colour_of[k] == c
-                                 or (not deck.is_wild[top] and deck.rank_of[k] == deck.rank_of[top])))
+                if (rank, c) not in rows:
+                    rows[rank, c] = tuple(k for k in range(deck.num_kinds) if deck.is_wild[k]
+                                          or deck.colour_of[k] == c or (rank is not None and deck.rank_of[k] == rank))
+                row.append(rows[rank, c])
             match.append(tuple(row))
         self.playable_on = tuple(match)
         self.restricted_kinds = frozenset(k for k in range(deck.num_kinds)

@@ -49,8 +49,17 @@ from .state import Phase, State
 PHASES = tuple(Phase)[:tuple(Phase).index(Phase.GAME_OVER) + 1]
 #: Bumped whenever the observation layout changes (exported policies record it).
 OBSERVATION_LAYOUT_VERSION = 2
+#: One relative seat's entry in the ``history`` block, field by field: (name, size), in order.
+HISTORY_FIELDS = (("voids", 4), ("last_colour", 5), ("one_card", 1), ("two_cards", 1))
+#: Where each field starts within a seat's entry.
+HISTORY_AT = {name: sum(size for _, size in HISTORY_FIELDS[:i]) for i, (name, _) in enumerate(HISTORY_FIELDS)}
 #: Floats per relative seat in the ``history`` block.
-HISTORY_PER_SEAT = 11
+HISTORY_PER_SEAT = sum(size for _, size in HISTORY_FIELDS)
+
+
+#: The variants' blocks the compiled core writes too (uno_env/core/observe.cpp); a block added to a variant
+#: without its twin there is written by Python, for native states as well.
+NATIVE_BLOCKS = frozenset({"power", "hits", "flip", "duel"})
 
 
 class ObservationEncoder:
@@ -76,6 +85,23 @@ class ObservationEncoder:
         self.low = -1.0
         self.high = float(max(game.deck.size, 8))
         self._phase_index = {p: i for i, p in enumerate(self.phases)}
+        #: where each history field starts within a seat's entry (every writer reads it here)
+        self.history_at = dict(HISTORY_AT)
+        self._row_encoder = None  # the compiled core's writer of this table, for native states (made on first use)
+
+    def _native_rows(self, obs: np.ndarray) -> bool:
+        # the core writes every variant's rows (its blocks as NATIVE_BLOCKS names them) into a float32 row of this
+        # size; its encoder reads this encoder's own table, made once
+        if getattr(self.game, "_tables", None) is None or any(b.name not in NATIVE_BLOCKS for b in self.extra_blocks):
+            return False
+        if not (isinstance(obs, np.ndarray) and obs.dtype == np.float32 and obs.shape == (self.size,)
+                and obs.flags.c_contiguous and obs.flags.writeable):
+            return False
+        if self._row_encoder is None:
+            from .core import _core
+
+            self._row_encoder = _core.RowEncoder(self.game._tables, self.layout())
+        return True
 
     def size_of(self, version: int) -> int:
         """Observation size of layout ``version`` (1 or 2) for this game: a prefix of the current layout."""
@@ -89,6 +115,29 @@ class ObservationEncoder:
         """(block, start, size) rows of the layout."""
         return [(name, sl.start, sl.stop - sl.start) for name, sl in self.offsets.items()]
 
+    def layout(self) -> dict:
+        """The layout as plain data, for a writer outside Python (the compiled core's, uno_env/core/observe.cpp).
+
+        Block -> (start, size), the history fields likewise, each ``Phase``'s entry in the phase block (-1:
+        none) in ``Phase`` order, and the divisors of the scaled entries.
+        """
+        g = self.game
+        return {"size": self.size, "blocks": {name: (start, size) for name, start, size in self.rows()},
+                "history_fields": {name: (self.history_at[name], size) for name, size in HISTORY_FIELDS},
+                "phase_slots": [self._phase_index.get(p, -1) for p in Phase],
+                "hand_size": g.hand_size, "deck_size": g.deck.size, "target_score": g.target_score,
+                "max_players": g.variant.max_players, **self._variant_data()}
+
+    def _variant_data(self) -> dict:
+        # what the variants' blocks read of the rules besides the state (Flip's faces), for the core's writer
+        g = self.game
+        if not any(b.name == "flip" for b in self.extra_blocks):
+            return {}
+        from .cards import Effect
+
+        return {"faces_per_side": g.faces_per_side, "face_index": list(g.face_index),
+                "optimus_kinds": [g.effect_of[k] == Effect.OPTIMUS for k in range(g.num_kinds)]}
+
     def encode(self, s: State, seat: int) -> np.ndarray:
         """float32 observation of ``seat`` (a new array)."""
         obs = np.zeros(self.size, dtype=np.float32)
@@ -97,6 +146,10 @@ class ObservationEncoder:
 
     def encode_into(self, s: State, seat: int, obs: np.ndarray) -> None:
         """Write the observation of ``seat`` into ``obs`` (a float32 row of ``size``; batched collectors reuse it)."""
+        native = getattr(s, "_c", None)  # a state of the compiled core: its own encoder writes the row
+        if native is not None and self._native_rows(obs):
+            self._row_encoder.encode_into(native, seat, obs)
+            return
         g = self.game
         o = self.offsets
         n = s.num_players
@@ -134,20 +187,22 @@ class ObservationEncoder:
         for block in self.extra_blocks:
             block.fill(g, s, seat, obs[o[block.name]])
         h = o["history"].start
+        at = self.history_at
+        void_at, colour_at, one_at, two_at = at["voids"], at["last_colour"], at["one_card"], at["two_cards"]
         for r, q in enumerate(rel):
             base = h + HISTORY_PER_SEAT * r
             voids = s.voids[q]
             if voids:
                 for c in range(4):
                     if voids >> c & 1:
-                        obs[base + c] = 1.0
+                        obs[base + void_at + c] = 1.0
             if s.last_played[q] >= 0:
-                obs[base + 4 + s.last_played[q]] = 1.0
+                obs[base + colour_at + s.last_played[q]] = 1.0
             size = s.hand_size[q]
             if size == 1:
-                obs[base + 9] = 1.0
+                obs[base + one_at] = 1.0
             elif size == 2:
-                obs[base + 10] = 1.0
+                obs[base + two_at] = 1.0
 
 
 def layout_markdown() -> str:

@@ -23,9 +23,9 @@ decks; Flip ignores it): a card of a colour its holder is void in is dealt to th
 hand is weighted by that hand's entry for its kind (one-sided decks; Flip refuses it); a card pinned
 to a hand by a pending decision (below) is kept whatever its weight. Weighted seats (with
 ``kind_weights`` every seat, in seat order) are dealt first, one after another, each by weighted
-sampling without replacement
-(the Efraimidis-Spirakis keys), so the result is close to, not exactly, the posterior of that
-weighting. Whether a pending challenge would catch the offender is recomputed from its redrawn hand.
+sampling without replacement (successive draws in exact arithmetic, ``_weighted_picks``), so the
+result is close to, not exactly, the posterior of that weighting. Whether a pending challenge would
+catch the offender is recomputed from its redrawn hand.
 
 Flip note: with ``flip.pairing: random_per_deck`` (the default) the pairing of faces is part of
 the secret: every card ``seat`` has not seen both faces of keeps the face it shows and gets its other
@@ -43,7 +43,9 @@ now (in Flip the real card is kept).
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import accumulate
 
 import numpy as np
 
@@ -236,18 +238,46 @@ def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random
         w = np.where(void, weight, 1.0)
         if kind_weights is not None:
             w = w * kind_weights[h][cards[idx]]
-        u = rng.random(len(idx))
-        with np.errstate(divide="ignore"):
-            # Efraimidis-Spirakis: the need[h] largest log(u)/w are a weighted sample without replacement
-            keys = np.log(u) / w
-        # weight-0 cards all get -inf: when they must fill a hand, u orders them at random, not the pool's
-        # order (whose front is the real draw pile)
-        chosen = idx[np.lexsort((u, -keys))[:need[h]]]
+        chosen = idx[_weighted_picks(w, need[h], rng)]
         free[chosen] = False
         hand = t.hands[h]
         for k in cards[chosen].tolist():
             hand[k] += 1
     _deal_uniform(t, cards[free].tolist(), [0 if h in voided else c for h, c in enumerate(need)], rng)
+
+
+def _weighted_picks(weights: np.ndarray, count: int, rng: np.random.Generator) -> list[int]:
+    """``count`` positions of ``weights`` drawn without replacement, each with a chance proportional to its weight
+    among those left (successive sampling: the distribution of the Efraimidis-Spirakis keys, without a logarithm).
+
+    Exact arithmetic decides every pick, so another machine or the C++ twin picks the same. The weights are
+    first divided by their largest (no sum can overflow). Per pick: the running sums of the weights left, in
+    order (a picked weight counts as 0.0; ``accumulate`` adds left to right, as a plain loop does); if their
+    total is positive, one ``rng.random()`` and the first position whose running sum exceeds ``u * total``
+    (should the target reach the total, which u < 1 rules out, the last with a positive weight); else one
+    ``rng.integers(n)`` among the ``n`` positions left, in order, so weight-0 cards that must fill a hand are
+    dealt at random, not in the pool's order (whose front is the real draw pile).
+    """
+    left = np.asarray(weights, dtype=float).tolist()
+    largest = max(left, default=0.0)
+    if largest > 0:
+        left = [w / largest for w in left]
+    taken = [False] * len(left)
+    picks = []
+    for _ in range(count):
+        running = list(accumulate(left))  # adding a picked card's 0.0 leaves every sum as it was
+        total = running[-1]
+        if total > 0:
+            i = bisect_right(running, rng.random() * total)
+            if i == len(left):
+                i = max(j for j, w in enumerate(left) if w > 0)
+        else:
+            rest = [j for j, t in enumerate(taken) if not t]
+            i = rest[int(rng.integers(len(rest)))]
+        picks.append(i)
+        left[i] = 0.0
+        taken[i] = True
+    return picks
 
 
 def _redeal_physical(g, t: State, seat: int, known: dict, rng: np.random.Generator) -> None:

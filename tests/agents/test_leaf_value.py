@@ -13,7 +13,7 @@ from uno_env import Game
 
 @pytest.mark.parametrize("variant, players", [("classic", 2), ("flip", 2), ("attack", 4)])
 def test_a_fitted_model_predicts_winners_better_than_chance_and_favours_fewer_cards(variant, players):
-    g = Game(variant, players)
+    g = Game(variant, players, backend="python")  # the search's own engine; the test edits a state
     model = fit(g, RolloutPolicy(g), games=300)
     assert model.samples > 500 and len(model.weights) == len(FEATURES)
     assert model.log_loss < math.log(players)  # held-out states: better than a uniform guess
@@ -35,7 +35,7 @@ def test_fitting_is_deterministic_and_cached_per_rule_set():
 
 
 def test_a_seat_out_of_the_match_has_the_losing_value_in_both_models():
-    g = Game("attack", 4)
+    g = Game("attack", 4, backend="python")
     s = g.new_state(0)
     s.eliminated = [False, False, True, False]
     model = LeafModel(g, np.array([-0.2] + [0.0] * (len(FEATURES) - 1)), math.nan, 0)

@@ -210,7 +210,7 @@ def test_native_league_accepts_search_opponents(tmp_path):
 def test_the_cut_rollout_estimate_is_zero_sum_and_favours_fewer_cards():
     from agents.search import estimate
 
-    g = Game("attack", 4)
+    g = Game("attack", 4, backend="python")  # the search's own engine; the test edits a state
     s = g.new_state(0)
     s.hand_size = [2, 5, 7, 5]
     values = estimate(s)
@@ -227,5 +227,6 @@ def test_bench_search_reports_every_part_of_the_search_path(capsys):
                  "--iterations", "5"]) == 0
     out = capsys.readouterr().out
     for label in ("clone", "sample (own generator)", "sample (shared generator)", "sample (shared, void_weight=0.2)",
-                  "rollout", "ismcts iterations=5"):
+                  "rollout", "rollout, uniform random", "ismcts iterations=5",
+                  "core clone", "core sample (shared generator)", "core rollout, uniform random"):
         assert label in out

@@ -23,11 +23,24 @@ def test_demo_is_deterministic_and_accepts_options(capsys):
 def test_bench_prints_a_row_per_measurement(capsys):
     assert main(["bench", "engine", "--seconds", "0.2", "--players", "2"]) == 0
     out = capsys.readouterr().out
-    assert "uno_env classic 2p" in out and "games/s" in out and "dec/s" in out
+    assert "uno_env python classic 2p" in out and "games/s" in out and "dec/s" in out
+    # the core beside the Python engine: through the same facade and playing whole games
+    assert "uno_env native classic 2p" in out and "core whole games classic 2p" in out
+    assert "x the Python engine per game" in out
 
 
 def test_bench_env_prints_aec_and_gymnasium_rows(capsys):
     assert main(["bench", "env", "--seconds", "0.2", "--players", "2"]) == 0
     out = capsys.readouterr().out
     assert "uno_env AEC classic 2p" in out and "uno_env AEC raw classic 2p" in out
+    assert "uno_env AEC classic 2p, python engine" in out
     assert "gymnasium classic 2p" in out
+
+
+def test_bench_encode_prints_the_reference_batched_and_core_writers(capsys):
+    assert main(["bench", "encode", "--players", "2", "--games", "4", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "core on the same games" in out
+    header = next(line for line in out.splitlines() if line.strip().startswith("part"))
+    assert header.split() == ["part", "reference", "batched", "faster", "core", "faster"]
+    assert "legal ids (the engine's, both)" in out and "in step" in out

@@ -159,7 +159,10 @@ def test_the_readme_installs_the_web_extra_through_the_constraints_file():
 
 
 def test_make_serve_installs_the_web_extra_through_the_constraints_file_then_serves():
-    result = subprocess.run(["make", "-n", "-B", "serve"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # under `make test` the outer make's flags would add "Entering directory" lines: this make stands alone
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
+    result = subprocess.run(["make", "--no-print-directory", "-n", "-B", "serve"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60, env=env)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     install = next(i for i, line in enumerate(lines) if "pip install" in line and "[web]" in line)

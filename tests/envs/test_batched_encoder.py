@@ -1,4 +1,5 @@
-"""The batched observation encoder and mask of ``VectorGames``: bit for bit the reference encoder's rows."""
+"""The Python batched observation encoder and mask of ``VectorGames(backend="python")``: bit for bit the reference
+encoder's rows (the core's batch and encoder: test_native_vector.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -40,7 +41,7 @@ def reference_rows(encoder: ObservationEncoder, states, seats) -> np.ndarray:
 @pytest.mark.parametrize("variant, players, options", CASES + OPTION_CASES, ids=lambda c: str(c))
 def test_every_row_is_the_reference_encoders_row_over_whole_games(variant, players, options):
     """Whole games with automatic resets: observations and masks equal ObservationEncoder's and legal_action_mask's."""
-    vec = VectorGames(4, variant, num_players=players, **options)
+    vec = VectorGames(4, variant, num_players=players, backend="python", **options)
     game, reference = vec.game, ObservationEncoder(vec.game)
     other = BatchEncoder(game)
     seat, obs, mask = vec.reset(seed=11)
@@ -68,7 +69,7 @@ def test_every_row_is_the_reference_encoders_row_over_whole_games(variant, playe
 @pytest.mark.parametrize("variant, players, options", CASES, ids=lambda c: str(c))
 def test_redrawing_hidden_cards_leaves_every_row_unchanged(variant, players, options):
     """Hidden cards are never read: each game redrawn from what its observer cannot see encodes the same."""
-    vec = VectorGames(6, variant, num_players=players)
+    vec = VectorGames(6, variant, num_players=players, backend="python")
     game, batch = vec.game, BatchEncoder(vec.game)
     vec.reset(seed=3)
     rng = np.random.default_rng(9)
@@ -89,7 +90,7 @@ def test_redrawing_hidden_cards_leaves_every_row_unchanged(variant, players, opt
 
 def test_masks_of_many_states_are_the_single_state_masks():
     """Game.legal_action_masks writes legal_action_mask's row for each state, computing the legal ids where needed."""
-    game = Game("flex", num_players=3)
+    game = Game("flex", num_players=3, backend="python")
     states = [game.new_state(seed) for seed in range(7)]
     expected = np.stack([game.legal_action_mask(game.clone(s)) for s in states])
     states[2].legal = None
@@ -110,7 +111,7 @@ def test_encode_checks_the_output_shape():
 
 def test_any_variant_block_without_a_batched_writer_is_filled_row_by_row():
     """The fallback for a variant block the batched writers do not know: its own fill, row by row."""
-    vec = VectorGames(5, "flip", num_players=3)
+    vec = VectorGames(5, "flip", num_players=3, backend="python")
     vec.reset(seed=2)
     rng = np.random.default_rng(0)
     fallback = BatchEncoder(vec.game)

@@ -64,8 +64,9 @@ def test_game_i_does_not_depend_on_the_batch_size():
         large.step(np.array(actions))
 
 
-def test_arrays_are_preallocated_and_written_in_place():
-    vec = VectorGames(3, "flip", 2)
+@pytest.mark.parametrize("variant, backend", [("flip", "python"), ("classic", "native")])
+def test_arrays_are_preallocated_and_written_in_place(variant, backend):
+    vec = VectorGames(3, variant, 2, backend=backend)
     seat, obs, mask = vec.reset(seed=1)
     out = vec.step(np.array([np.flatnonzero(row)[0] for row in mask]))
     assert out[0] is seat and out[1] is obs and out[2] is mask
@@ -112,9 +113,10 @@ def test_the_documented_example_runs():
     assert namespace["rewards"].shape == (64, 4)
 
 
-def test_cut_at_truncates_a_game_at_that_many_decisions_without_changing_the_rules():
-    cut = VectorGames(3, "classic", num_players=2, cut_at=7)
-    full = VectorGames(3, "classic", num_players=2)
+@pytest.mark.parametrize("backend", ["python", "native"])
+def test_cut_at_truncates_a_game_at_that_many_decisions_without_changing_the_rules(backend):
+    cut = VectorGames(3, "classic", num_players=2, cut_at=7, backend=backend)
+    full = VectorGames(3, "classic", num_players=2, backend=backend)
     assert cut.game.rules == full.game.rules  # a training cap, not a rule: a policy trained so fits the plain game
     seat, obs, mask = cut.reset(seed=5)
     full.reset(seed=5)

@@ -99,7 +99,7 @@ def test_information_bound_searches_see_the_real_hands_and_model_the_heuristic()
     from uno_env.observation import ObservationEncoder
 
     bound = _load("information_bound")
-    g = Game("classic", 4)
+    g = Game("classic", 4, backend="python")
     s = g.new_state(3)
     seeing = bound.SeesAllModelsHeuristicSearch(g, 0, iterations=30)
     worlds = [seeing.world(s, s.current_seat, np.random.default_rng(i)) for i in range(3)]
@@ -137,7 +137,7 @@ def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, mon
     out = tmp_path / "belief.pt"
     report = bound.main(["fit-belief", "--games", "6", "--epochs", "2", "--out", str(out)])
     assert report["rows"] > 20 and np.isfinite(report["belief"]) and report["uniform"] > 2.0
-    g = Game("classic", 4)
+    g = Game("classic", 4, backend="python")
     monkeypatch.setenv("UNO_BELIEF", str(out))
     agent = bound.belief(g, 0)
     agent.options["iterations"] = 20
@@ -170,7 +170,7 @@ def test_reads_decisions_evidence_holds_for_the_heuristic_and_rules_hands_out():
     from uno_env.observation import ObservationEncoder
 
     reads = _load("reads_decisions")
-    g = Game("classic", 4)
+    g = Game("classic", 4, backend="python")
     enc = ObservationEncoder(g)
     rng = np.random.default_rng(0)
     checked = refused = drawn = 0
@@ -214,7 +214,7 @@ def test_reads_decisions_worlds_keep_the_cards_and_plays_the_eval_games(tmp_path
     import agents
 
     reads = _load("reads_decisions")
-    g = Game("classic", 4)
+    g = Game("classic", 4, backend="python")
     agent = reads.ReadsDecisionsSearch(g, 0, iterations=10)
     heuristics = [agents.load("heuristic", g, seed=q) for q in range(4)]
     enc = reads.ObservationEncoder(g)

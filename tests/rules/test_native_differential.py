@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -87,7 +88,7 @@ def test_scenario_specs_round_trip_through_the_core():
 
 def test_the_backend_switch(monkeypatch):
     monkeypatch.delenv(core.ENV_VAR, raising=False)
-    assert type(Game("classic", 2)) is Game and Game("classic", 2).backend == "python"
+    assert type(Game("classic", 2)) is NativeGame and Game("flip", 10).backend == "native"  # the default
     assert type(Game("xiangqi", 4, backend="native")) is NativeGame and Game("flex", 3, backend="native").backend == "native"
     manifest = str(ROOT / "uno_env" / "decks" / "flex.yaml")  # a replacement manifest: not covered
     with pytest.raises(RuleError, match="does not cover the 'flex' rules"):
@@ -98,9 +99,25 @@ def test_the_backend_switch(monkeypatch):
     assert Game("classic", 2).backend == "native"
     assert Game("flex", 2, **{"flex.deck_manifest": manifest}).backend == "python"  # the core where it covers
     assert Game("classic", 2, backend="python").backend == "python"
+    monkeypatch.setenv(core.ENV_VAR, "python")
+    assert type(Game("classic", 2)) is Game and Game("attack", 4).backend == "python"
     monkeypatch.setenv(core.ENV_VAR, "fortran")
     with pytest.raises(RuleError, match="UNO_ENV_BACKEND='fortran' is not allowed"):
         Game("classic", 2)
+
+
+def test_without_the_core_the_default_is_the_python_engine_and_says_once_how_to_build_it(monkeypatch):
+    monkeypatch.delenv(core.ENV_VAR, raising=False)
+    monkeypatch.setattr(core, "_core", None)
+    monkeypatch.setattr(core, "_why_missing", "the compiled core is not built (test); build it with `pip install -e .`")
+    monkeypatch.setattr(core, "_told", False)
+    with pytest.warns(RuntimeWarning, match="build it with `pip install -e .`; using the Python engine"):
+        assert type(Game("classic", 2)) is Game
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # said once: the second game is silent
+        assert Game("flip", 3).backend == "python"
+    with pytest.raises(RuleError, match="backend='native': the compiled core is not built"):
+        Game("classic", 2, backend="native")
 
 
 def test_native_games_pickle_and_copy_onto_the_same_backend():
@@ -108,7 +125,7 @@ def test_native_games_pickle_and_copy_onto_the_same_backend():
     again = pickle.loads(pickle.dumps(nat))
     assert type(again) is NativeGame and again.rules == nat.rules
     assert nat.legal_actions(nat.new_state(3)) == again.legal_actions(again.new_state(3))
-    py = pickle.loads(pickle.dumps(Game("alphabet", 3)))
+    py = pickle.loads(pickle.dumps(Game("alphabet", 3, backend="python")))
     assert type(py) is Game
 
 

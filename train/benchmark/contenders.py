@@ -104,9 +104,10 @@ def interleaved(contenders: list[Contender], seconds: float, rounds: int = 10) -
 
 
 def engine_contender(variant: str, players: int, policy: str = "matched", seed: int = 0,
-                     **options) -> Contender:
-    """Games through the engine facade (``new_state`` / ``legal_actions`` / ``step``)."""
-    game = Game(variant, num_players=players, **options)
+                     backend: str | None = None, **options) -> Contender:
+    """Games through the engine facade (``new_state`` / ``legal_actions`` / ``step``), a Python policy
+    choosing each decision; on ``backend`` (the default backend when None)."""
+    game = Game(variant, num_players=players, backend=backend, **options)
     choose = chooser(game, policy, UniformPicker(seed))
     legal_actions, step, new_state = game.legal_actions, game.step, game.new_state
 
@@ -118,7 +119,28 @@ def engine_contender(variant: str, players: int, policy: str = "matched", seed: 
             decisions += 1
         return decisions
 
-    return Contender(f"uno_env {variant} {players}p", play_game)
+    return Contender(f"uno_env {game.backend} {variant} {players}p", play_game)
+
+
+def core_games_contender(variant: str, players: int, policy: str = "matched", seed: int = 0) -> Contender | None:
+    """The same seeded games with the same policy played inside the compiled core, one call per game
+    (the picks drawn from UniformPicker(seed)'s stream as the Python chooser draws them); None without
+    the core. Each game's Generator is still made in Python (about 10 us of a game)."""
+    from uno_env import core
+
+    if not core.available() or not core.covers(Game(variant, num_players=players, backend="python").rules):
+        return None
+    game = Game(variant, num_players=players, backend="native")
+    picker = np.random.default_rng(seed)  # UniformPicker(seed)'s stream
+
+    def play_game(i: int) -> int:
+        return core._core.play_out(game._tables, game.new_state(seed + i)._c, picker, matched)
+
+    if policy not in POLICIES:
+        raise ValueError(f"bench policy {policy!r} is unknown; allowed: {', '.join(POLICIES)}")
+    matched = policy == "matched"
+
+    return Contender(f"core whole games {variant} {players}p", play_game)
 
 
 def rlcard_contender(players: int, seed: int = 0) -> Contender | None:

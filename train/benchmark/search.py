@@ -9,7 +9,14 @@ alternate for ``--rounds`` rounds so a busy machine slows all of them alike. Row
   seat, with a freshly seeded generator in the sample or the caller's (what the search uses);
 - ``sample (shared, void_weight=0.2)``: the same, the hands weighted by the public void evidence;
 - ``rollout``: rollout-policy decisions per second, playing each sampled position to its end;
+- ``rollout, uniform random``: the same with uniformly random legal actions (the policy the core's
+  whole-game rollout plays);
 - ``ismcts``: search iterations per second and milliseconds per searched decision at ``--iterations``.
+
+These run on the Python engine, where the search runs (IS-MCTS searches on a Python twin of a native
+game). Beside them, interleaved, the same positions on the compiled core where it covers the rules:
+``core clone``, ``core sample`` (today a round trip through the Python sampler) and ``core rollout,
+uniform random`` (whole games inside the core, ``play_random``).
 """
 from __future__ import annotations
 
@@ -54,7 +61,7 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
                               ("rounds", rounds, MAX_ROUNDS)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
             raise UsageError(f"bench search: {name} must be a whole number from 1 to {high:,}; got {short_repr(value)}")
-    game = Game(variant, players)
+    game = Game(variant, players, backend="python")
     states = positions(game, count)
     rng = np.random.default_rng(1)
     policy = RolloutPolicy(game)
@@ -90,6 +97,16 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
                 done += 1
         return done
 
+    def rollout_uniform():
+        done = 0
+        for s in states:
+            world = game.sample_hidden(s, s.current_seat, rng, share_rng=True)
+            while not world.is_over:
+                legal = game.legal_actions(world)
+                game.step(world, legal[int(rng.integers(len(legal)))])
+                done += 1
+        return done
+
     def search():
         for s in searched:
             agent.act_state(s)
@@ -98,7 +115,8 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
     contenders = [("clone", "copies/s", clone), ("sample (own generator)", "samples/s", sample_own),
                   ("sample (shared generator)", "samples/s", sample_shared),
                   ("sample (shared, void_weight=0.2)", "samples/s", sample_voids),
-                  ("rollout", "decisions/s", rollout), (f"ismcts iterations={iterations}", "decisions/s", search)]
+                  ("rollout", "decisions/s", rollout), ("rollout, uniform random", "decisions/s", rollout_uniform),
+                  (f"ismcts iterations={iterations}", "decisions/s", search)] + _core_contenders(game, states, rng)
     totals = {label: [0, 0.0, unit] for label, unit, _ in contenders}
     for _ in range(rounds):
         for label, _, fn in contenders:
@@ -107,6 +125,38 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
             totals[label][1] += time.perf_counter() - start
     return [{"name": label, "count": n, "seconds": t, "rate": n / t, "unit": unit} for label, (n, t, unit) in
             totals.items()]
+
+
+def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list:
+    """The same positions on the compiled core (none where it is not built or does not cover the rules)."""
+    from uno_env import core
+
+    if not core.available() or not core.covers(game.rules):
+        return []
+    from uno_env.core.native import from_python
+
+    native = Game(game.rules, backend="native")
+    twins = [from_python(native, s) for s in states]
+
+    def clone():
+        for s in twins:
+            native.clone(s)
+        return len(twins)
+
+    def sample():
+        for s in twins:
+            native.sample_hidden(s, s.current_seat, rng, share_rng=True)
+        return len(twins)
+
+    def rollout():
+        done = 0
+        for s in twins:
+            world = native.sample_hidden(s, s.current_seat, rng, share_rng=True)
+            done += core._core.play_random(native._tables, world._c, rng)
+        return done
+
+    return [("core clone", "copies/s", clone), ("core sample (shared generator)", "samples/s", sample),
+            ("core rollout, uniform random", "decisions/s", rollout)]
 
 
 def print_table(rows: list[dict], variant: str, players: int, iterations: int) -> None:

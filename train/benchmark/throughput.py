@@ -17,10 +17,13 @@ ids instead; since a voluntary draw is always legal here, those games balloon to
 decisions and flatter the per-decision rate.
 
 Contenders are measured interleaved: each round runs every contender for an equal slice of time,
-so a busy machine slows all of them alike. ``uno-env bench engine`` compares the engine facade
-with RLCard's bare ``UnoGame`` loop; ``uno-env bench env`` compares ``uno_env.env`` (and
+so a busy machine slows all of them alike. ``uno-env bench engine`` compares the engine facade on
+the Python engine and on the compiled core (a Python policy choosing each decision), the same games
+played whole inside the core, and RLCard's bare ``UnoGame`` loop; ``uno-env bench env`` compares ``uno_env.env`` (and
 ``raw_env``) with PettingZoo's RLCard UNO wrapper under the same three standard wrappers, and
-reports the Gymnasium single-agent env. RLCard is optional: ``pip install 'uno-env[rlcard]'``.
+reports the Gymnasium single-agent env, then ``VectorGames`` on the Python engine and on the compiled
+core (``backend="native"``, where it covers the rules), samples/s with uniformly random legal actions
+chosen in numpy from the mask. RLCard is optional: ``pip install 'uno-env[rlcard]'``.
 ``uno-env bench encode`` times the observation encoder and legal-action mask of ``VectorGames``:
 the reference (``ObservationEncoder`` and ``legal_action_mask``, row by row) against the batched
 writers it uses (``BatchEncoder`` and ``legal_action_masks``), on the same states in the same run.
@@ -37,8 +40,8 @@ import numpy as np
 from uno_env import Game
 
 from train.arg_types import bounded_int, positive_float, positive_int
-from train.benchmark.contenders import (POLICIES, UniformPicker, aec_contender, chooser, engine_contender,
-                                        gym_contender, interleaved, rlcard_chooser, rlcard_contender,
+from train.benchmark.contenders import (POLICIES, UniformPicker, aec_contender, chooser, core_games_contender,
+                                        engine_contender, gym_contender, interleaved, rlcard_chooser, rlcard_contender,
                                         rlcard_pettingzoo_uno, stock_wrapped)
 from train.benchmark.learning import MAX_MINIBATCH, SHARED
 from train.benchmark.search import MAX_ITERATIONS, MAX_POSITIONS, MAX_ROUNDS
@@ -59,6 +62,8 @@ MAX_PLAYER_COUNTS = 16
 MAX_ENCODE_GAMES = 4096
 #: Steps of the whole batch per ``encode`` round.
 ENCODE_STEPS = 100
+#: Games in the batch of ``env``'s ``VectorGames`` rows.
+VECTOR_GAMES = 128
 #: ``--games`` and ``--native-steps`` when not given, per target.
 DEFAULT_GAMES = {"encode": [64], "parts": [128]}
 DEFAULT_NATIVE_STEPS = {"parts": 60_000}
@@ -120,6 +125,52 @@ def time_split(variant: str, players: int, games: int, policy: str = "matched", 
     return rows + [("decisions per game", decisions)]
 
 
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal id per row of ``mask``, chosen in numpy (a few array operations for the batch)."""
+    picks = (rng.random(len(mask)) * mask.sum(axis=1)).astype(np.int64)
+    return (np.cumsum(mask, axis=1) <= picks[:, None]).sum(axis=1)
+
+
+def vector_speed(variant: str, players: int, games: int = VECTOR_GAMES, seconds: float = 5.0, rounds: int = 10,
+                 seed: int = 0) -> tuple[list[dict], str]:
+    """Samples/s of ``VectorGames`` on each backend that serves the rules, interleaved in ``rounds`` slices.
+
+    Each row has ``samples`` (games x steps), ``seconds`` (the whole loop: choosing the actions from the mask
+    in numpy, the same way for both, and ``step``) and ``step_seconds`` (``step`` alone). Also returns why
+    there is no native row ('' when there is one).
+    """
+    from uno_env.errors import RuleError
+    from uno_env.vector import VectorGames
+
+    batches, why = {"python": VectorGames(games, variant, players, backend="python")}, ""
+    try:
+        batches["native"] = VectorGames(games, variant, players, backend="native")
+    except RuleError as exc:
+        why = str(exc)
+    rows = {}
+    for backend, vec in batches.items():
+        vec.reset(seed=seed)
+        rows[backend] = {"name": f"VectorGames {backend} {variant} {players}p", "rng": np.random.default_rng(seed),
+                         "samples": 0, "seconds": 0.0, "step_seconds": 0.0}
+    clock = time.perf_counter
+    for _ in range(rounds):
+        for backend, vec in batches.items():
+            row, mask = rows[backend], vec.mask
+            start = clock()
+            deadline = start + seconds / rounds
+            while True:
+                actions = uniform_legal(mask, row["rng"])
+                before = clock()
+                mask = vec.step(actions)[2]
+                now = clock()
+                row["step_seconds"] += now - before
+                row["samples"] += games
+                if now >= deadline:
+                    break
+            row["seconds"] += now - start
+    return [{k: v for k, v in row.items() if k != "rng"} for row in rows.values()], why
+
+
 def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, steps: int = ENCODE_STEPS,
                   seed: int = 0) -> dict:
     """CPU µs per sample of the reference and the batched observation encoder and mask, on the same states.
@@ -133,9 +184,14 @@ def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, 
     """
     from uno_env.vector import VectorGames
 
-    vec = VectorGames(games, variant, num_players=players)
+    vec = VectorGames(games, variant, num_players=players, backend="python")
     _, _, mask = vec.reset(seed=seed)
     game, reference, batch = vec.game, vec.encoder, vec.batch_encoder
+    # the same games on the compiled core (equal step for step), written by its C++ encoder row by row
+    twin = VectorGames(games, variant, num_players=players, backend="native") \
+        if Game(variant, num_players=players).backend == "native" else None
+    if twin is not None:
+        twin.reset(seed=seed)
     obs, masks = np.zeros_like(vec.obs), np.zeros_like(vec.mask)
     rng = np.random.default_rng(seed)
     clock = time.process_time
@@ -156,7 +212,16 @@ def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, 
         game.legal_action_masks(states, masks)
         return middle - start, clock() - middle
 
-    writers = [("reference", reference_rows), ("batched", batched_rows)]
+    def core_rows(states):
+        start = clock()
+        for i, s in enumerate(twin.states):
+            twin.encoder.encode_into(s, s.current_seat, obs[i])
+        middle = clock()
+        for i, s in enumerate(twin.states):
+            twin.game.legal_action_mask(s, out=masks[i])
+        return middle - start, clock() - middle
+
+    writers = [("reference", reference_rows), ("batched", batched_rows)] + ([("core", core_rows)] if twin else [])
     figures = {(who, part): [] for who, _ in writers for part in ("encoder", "mask write")}
     figures["both", "legal ids"] = []
     for _ in range(rounds):
@@ -172,9 +237,10 @@ def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, 
                 encoder_s, mask_s = writer(vec.states)
                 spent[who, "encoder"] += encoder_s
                 spent[who, "mask write"] += mask_s
-            counts = mask.sum(axis=1)  # a uniformly random legal id per game
-            picks = (rng.random(games) * counts).astype(np.int64)
-            vec.step((np.cumsum(mask, axis=1) <= picks[:, None]).sum(axis=1))
+            actions = uniform_legal(mask, rng)
+            vec.step(actions)
+            if twin is not None:
+                twin.step(actions)
         for key in figures:
             figures[key].append(spent[key] / (steps * games) * 1e6)
     return figures
@@ -183,18 +249,26 @@ def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, 
 def _print_encoder_speed(variant: str, players: int, games: int, rounds: int) -> None:
     figures = encoder_speed(variant, players, games, rounds)
     median = {key: float(np.median(values)) for key, values in figures.items()}
+    core = ("core", "encoder") in median
     for who in ("reference", "batched"):
         median[who, "legal ids"] = median["both", "legal ids"]
+    if core:
+        median["core", "legal ids"] = 0.0  # the core computes them inside its step
     print(f"{variant} {players}p, {games} games, uniformly random legal actions; CPU µs per sample, median of "
-          f"{rounds} rounds of {ENCODE_STEPS} steps, reference and batched interleaved on the same states")
-    print(f"  {'part':<36}{'reference':>11}{'batched':>11}{'faster':>9}")
+          f"{rounds} rounds of {ENCODE_STEPS} steps, reference and batched interleaved on the same states"
+          + (", core on the same games (its C++ encoder, one call per row)" if core else ""))
+    print(f"  {'part':<36}{'reference':>11}{'batched':>11}{'faster':>9}" + (f"{'core':>11}{'faster':>9}" if core else ""))
     parts = {"encoder": ("encoder",), "mask write": ("mask write",),
              "legal ids (the engine's, both)": ("legal ids",), "encoder + mask write": ("encoder", "mask write"),
              "encoder + mask with legal ids": ("encoder", "mask write", "legal ids")}
     for label, keys in parts.items():
         ref = sum(median["reference", k] for k in keys)
         new = sum(median["batched", k] for k in keys)
-        print(f"  {label:<36}{ref:>11.2f}{new:>11.2f}{ref / new:>8.2f}x")
+        line = f"  {label:<36}{ref:>11.2f}{new:>11.2f}{ref / new:>8.2f}x"
+        if core:
+            c = sum(median["core", k] for k in keys)
+            line += f"{c:>11.2f}{ref / c:>8.2f}x" if c else f"{'in step':>11}"
+        print(line)
 
 
 def add_parser(sub) -> None:
@@ -309,9 +383,16 @@ def run(args) -> int:
           f"{'games/s ratio':>15}{'dec/s ratio':>13}")
     if args.target == "engine":
         for players in args.players:
-            ours, theirs = interleaved([engine_contender(args.variant, players, args.policy),
-                                        rlcard_contender(players)], args.seconds)
-            _print_pair(ours, theirs, "rlcard")
+            # the Python engine, the core through the same facade, the core playing whole games, and RLCard
+            python, native, inside, theirs = interleaved([
+                engine_contender(args.variant, players, args.policy, backend="python"),
+                engine_contender(args.variant, players, args.policy) if _core_covers(args.variant, players) else None,
+                core_games_contender(args.variant, players, args.policy), rlcard_contender(players)], args.seconds)
+            _print_pair(python, theirs, "rlcard")
+            for row in (native, inside):
+                if row:
+                    _print_pair(row, theirs, "", show_theirs=False)
+                    print(f"{'':<40}{row['games_per_s'] / python['games_per_s']:.1f}x the Python engine per game")
     else:
         import uno_env
 
@@ -326,11 +407,17 @@ def run(args) -> int:
                                             chooser(game, args.policy, UniformPicker(0))))
             contenders.append(aec_contender(lambda w=wrapped: make(w), f"pettingzoo rlcard uno{label} 2p",
                                             rlcard_chooser(UniformPicker(0))) if make else None)
+        # the same wrapped env on the Python engine: what the core saves an AEC user
+        contenders.append(aec_contender(lambda: uno_env.env(variant=args.variant, num_players=2, backend="python"),
+                                        f"uno_env AEC {args.variant} 2p, python engine",
+                                        chooser(game, args.policy, UniformPicker(0))))
         # this env under PettingZoo's three stacked wrappers, for what uno_env.env's single layer saves
         contenders.append(aec_contender(lambda: stock_wrapped(uno_env.raw_env(variant=args.variant, num_players=2)),
                                         f"uno_env raw + stock wrappers {args.variant} 2p", chooser(game, args.policy, UniformPicker(0))))
-        ours, theirs, ours_raw, theirs_raw, stock = interleaved(contenders, args.seconds)
-        _print_pair(ours, theirs, "pettingzoo rlcard uno")
+        ours, theirs, ours_raw, theirs_raw, python, stock = interleaved(contenders, args.seconds)
+        _print_pair(python, theirs, "pettingzoo rlcard uno")
+        _print_pair(ours, theirs, "", show_theirs=False)
+        print(f"{'':<40}{ours['games_per_s'] / python['games_per_s']:.1f}x the Python engine per game")
         _print_pair(ours_raw, theirs_raw, "pettingzoo rlcard uno raw")
         _print_pair(stock, None, "")
         print(f"{'wrapped/raw time per game':<40}uno_env {ours_raw['games_per_s'] / ours['games_per_s']:.2f}x"
@@ -339,7 +426,25 @@ def run(args) -> int:
         for players in args.players:
             _print_pair(interleaved([gym_contender(args.variant, players, args.policy)], args.seconds)[0],
                         None, "")
+        for players in args.players:
+            _print_vector_speed(args.variant, players, args.seconds)
     return 0
+
+
+def _core_covers(variant: str, players: int) -> bool:
+    return Game(variant, num_players=players).backend == "native"
+
+
+def _print_vector_speed(variant: str, players: int, seconds: float) -> None:
+    rows, why = vector_speed(variant, players, seconds=seconds)
+    print(f"VectorGames, {VECTOR_GAMES} games, uniformly random legal actions chosen in numpy; interleaved, "
+          f"{seconds:g} s each; samples/s of the whole loop and of step alone")
+    for row in rows:
+        loop, step = row["samples"] / row["seconds"], row["samples"] / row["step_seconds"]
+        ratio = f"{loop / (rows[0]['samples'] / rows[0]['seconds']):.2f}x" if row is not rows[0] else ""
+        print(f"  {row['name']:<38}{loop:>12,.0f} loop{step:>12,.0f} step{ratio:>9}")
+    if why:
+        print(f"  VectorGames native: not measured ({why})")
 
 
 def _print_split(variant: str, players: int, games: int, policy: str) -> None:
@@ -355,10 +460,10 @@ def _print_split(variant: str, players: int, games: int, policy: str) -> None:
         previous = micros
 
 
-def _print_pair(ours: dict, theirs: dict | None, other: str) -> None:
+def _print_pair(ours: dict, theirs: dict | None, other: str, show_theirs: bool = True) -> None:
     ratios = (f"{ours['games_per_s'] / theirs['games_per_s']:.2f}x", f"{ours['rate'] / theirs['rate']:.2f}x") \
         if theirs else ("", "")
-    for row, (rg, rd) in ((ours, ratios), (theirs, ("", ""))):
+    for row, (rg, rd) in ((ours, ratios), (theirs if show_theirs else None, ("", ""))):
         if row:
             print(f"{row['name']:<40}{row['games']:>8}{row['games_per_s']:>10,.0f}{row['decisions']:>11}"
                   f"{row['rate']:>10,.0f}{row['decisions_per_game']:>10.1f}{rg:>15}{rd:>13}")

@@ -12,8 +12,9 @@ and matches, on the variants' own decks. A replacement deck manifest (``<variant
 on the Python engine: asking for ``backend="native"`` there is refused with a clear error, and
 ``UNO_ENV_BACKEND=native`` uses the core only where it covers the rules.
 
-The extension is built by ``pip install`` (``setup.py``); without it the package works on the Python
-engine and says once how to build the core.
+The core is the default wherever the extension is built and covers the rules. The extension is built by
+``pip install`` (``setup.py``); without it the package works on the Python engine and says once how to
+build the core. ``UNO_ENV_BACKEND=python`` (or ``backend="python"``) keeps a process on the reference.
 """
 from __future__ import annotations
 
@@ -62,10 +63,11 @@ def covers(rules) -> bool:
 
 
 def resolve(backend: str | None, rules) -> str:
-    """The backend a Game of ``rules`` runs on: ``backend`` if given, else ``$UNO_ENV_BACKEND``, else python.
+    """The backend a Game of ``rules`` runs on: ``backend`` if given, else ``$UNO_ENV_BACKEND``, else native.
 
-    An explicit ``backend="native"`` is refused where the core is missing or does not cover the rules;
-    the environment variable asks for the core only where it can serve.
+    An explicit ``backend="native"`` is refused where the core is missing or does not cover the rules.
+    The default (and ``UNO_ENV_BACKEND=native``) asks for the core only where it can serve: rules it does
+    not cover run on the Python engine, and a missing core says once how to build it.
     """
     global _told
     from ..errors import RuleError
@@ -81,15 +83,15 @@ def resolve(backend: str | None, rules) -> str:
                                 f"yet (it covers {', '.join(sorted(NATIVE_VARIANTS))}, with their own decks); "
                                 f"use backend='python'")
         return backend
-    wanted = os.environ.get(ENV_VAR, "").strip().lower() or "python"
+    wanted = os.environ.get(ENV_VAR, "").strip().lower() or "native"
     if wanted not in BACKENDS:
         raise RuleError(f"{ENV_VAR}={wanted!r} is not allowed; allowed: {', '.join(BACKENDS)}")
-    if wanted == "native":
-        if _core is None:
-            if not _told:
-                warnings.warn(f"{ENV_VAR}=native: {_why_missing}; using the Python engine", RuntimeWarning,
-                              stacklevel=3)
-                _told = True
-            return "python"
-        return "native" if covers(rules) else "python"
-    return "python"
+    if wanted == "python":
+        return "python"
+    if _core is None:
+        if not _told:
+            warnings.warn(f"{_why_missing}; using the Python engine (same games, slower; "
+                          f"{ENV_VAR}=python silences this)", RuntimeWarning, stacklevel=3)
+            _told = True
+        return "python"
+    return "native" if covers(rules) else "python"

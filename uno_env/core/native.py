@@ -170,7 +170,7 @@ class NativeState:
             # a native state changes only by a step, which counts: one snapshot serves every read until then
             steps = self._c.steps
             if self._snapshot is None or self._snapshot[0] != steps:
-                self._snapshot = (steps, self.to_python(copy_rng=False))
+                self._snapshot = (steps, _frozen_view(self.to_python(copy_rng=False)))
             return getattr(self._snapshot[1], name)
         raise AttributeError(f"'NativeState' object has no attribute {name!r}")
 
@@ -191,6 +191,25 @@ class NativeState:
 
     def __repr__(self) -> str:
         return f"NativeState(phase={self.phase.value}, current_seat={self.current_seat}, steps={self.steps})"
+
+
+class FrozenList(list):
+    """A list read from a native state's snapshot: an edit would be lost with the snapshot, so it is refused."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a native state's lists are read-only (a copy of the core's state): change the state "
+                        "through Game.step, or build the game with backend='python' to edit a state directly")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+
+def _frozen_view(s: State) -> State:
+    for name in State.__slots__:
+        value = getattr(s, name, None)
+        if isinstance(value, list):
+            object.__setattr__(s, name, FrozenList(FrozenList(v) if isinstance(v, list) else v for v in value))
+    return s
 
 
 def to_python(g: Game, d: dict, rng: np.random.Generator) -> State:

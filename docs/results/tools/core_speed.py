@@ -47,8 +47,8 @@ def core_stream(variant: str, players: int, seed: int = 0) -> Contender:
 def main(seconds: float) -> None:
     print("| what (matched policy) | games/s | decisions/s | dec/game | vs python per game | vs RLCard per game |")
     print("|---|---|---|---|---|---|")
-    for variant, players in (("classic", 2), ("classic", 4), ("flex", 2), ("flex", 4), ("attack", 2), ("attack", 4)):
-        contenders = [engine_contender(variant, players), core_seeded(variant, players),
+    for variant, players in (("classic", 2), ("classic", 4), ("flex", 2), ("flex", 4), ("flip", 2), ("flip", 4), ("attack", 2), ("attack", 4)):
+        contenders = [engine_contender(variant, players, backend="python"), core_seeded(variant, players),
                       core_stream(variant, players), rlcard_contender(players)]
         rows = interleaved(contenders, seconds)
         games = [r["games"] * (PER_CALL if "stream" in r["name"] else 1) / r["seconds"] if r else None for r in rows]

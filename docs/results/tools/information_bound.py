@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> dict:
     fit.add_argument("--seed", type=int, default=7)
     fit.add_argument("--out", required=True, help="where to save the network's weights (torch.save)")
     args = parser.parse_args(argv)
-    game = Game(args.variant, args.players)
+    game = Game(args.variant, args.players, backend="python")  # it edits states: the Python engine
     if game.physical is not None:
         parser.error("fit-belief: one-sided decks only (Flip's hidden back faces are not card kinds of a hand)")
     data = belief_data(game, args.games, args.seed)

@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", help="write one line per game (index, seating, winner) here")
     parser.add_argument("--compare", help="games-played.jsonl of a `uno-env eval` of the same games, agent first")
     args = parser.parse_args(argv)
-    game = Game("classic", args.players)
+    game = Game("classic", args.players, backend="python")  # it edits states: the Python engine
     rows = play_against_heuristics(game, lambda sd: ReadsDecisionsSearch(game, sd, iterations=args.iterations),
                                    args.games, args.seed, args.out)
     wins = sum(_wins(rows).values())
