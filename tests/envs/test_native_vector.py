@@ -332,3 +332,28 @@ def test_the_bench_measures_both_backends_where_the_core_serves():
     assert all(r["samples"] > 0 and 0 < r["step_seconds"] <= r["seconds"] for r in rows)
     rows, why = vector_speed("flip", 2, games=4, seconds=0.05, rounds=2)
     assert [r["name"] for r in rows] == ["VectorGames python flip 2p", "VectorGames native flip 2p"] and not why
+
+
+def test_the_envs_take_backend_as_game_does_and_play_alike():
+    """uno_env.env, raw_env and UnoEnv: backend= picks the engine (rules= too); the same seed, the same game."""
+    import uno_env
+    from uno_env import RuleSet
+    from uno_env.gym_env import UnoEnv
+
+    assert uno_env.env(variant="flip", num_players=3, backend="python").unwrapped.game.backend == "python"
+    assert uno_env.raw_env(variant="flip", num_players=3, backend="native").game.backend == "native"
+    assert UnoEnv(rules=RuleSet.create("attack", 2), backend="python").game.backend == "python"
+    with pytest.raises(RuleError, match="backend 'cuda' is not allowed"):
+        UnoEnv("classic", 2, backend="cuda")
+    runs = {}
+    for backend in ("python", "native"):
+        env = uno_env.raw_env(variant="classic", num_players=3, backend=backend)
+        env.reset(seed=5)
+        rng, seen = np.random.default_rng(1), []
+        for agent in env.agent_iter(max_iter=300):
+            obs, reward, terminated, truncated, _ = env.last()
+            seen.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(None if terminated or truncated else int(rng.choice(legal)))
+        runs[backend] = seen
+    assert runs["python"] == runs["native"] and len(runs["python"]) > 50
