@@ -66,7 +66,8 @@ def test_bench_table_reports_games_and_decisions_per_second(capsys, monkeypatch)
     out = capsys.readouterr().out
     header = out.splitlines()[1]
     assert "games/s" in header and "dec/s" in header and "dec/game" in header
-    assert "uno_env flip 2p" in out and "not installed" in out
+    assert "uno_env python flip 2p" in out and "not installed" in out
+    assert "uno_env native flip 2p" in out and "core whole games flip 2p" in out  # the core's rows beside it
 
 
 def test_matched_chooser_reads_legal_ids_only_in_every_variant():

@@ -158,3 +158,30 @@ def test_clones_are_independent_and_continue_alike():
         nat.step(s, nat.legal_actions(s)[-1])
         nat.step(u, nat.legal_actions(u)[-1])
     assert nat.to_spec(s) == nat.to_spec(u)  # a clone's generator is at the same position
+
+
+@pytest.mark.parametrize("variant, players, options", [("classic", 3, {}), ("attack", 4, {}), ("flip", 3, {})])
+def test_sample_hidden_on_a_native_state_matches_the_python_sampler_and_leaves_the_state_alone(variant, players,
+                                                                                               options):
+    """The same sample from the same generator on either engine; the sampled state is not moved (its generators
+    included: it goes on exactly as its Python twin), with a shared or a fresh generator."""
+    py, nat = Game(variant, players, backend="python", **options), Game(variant, players, backend="native", **options)
+    a, b = py.new_state(11), nat.new_state(11)
+    chooser = np.random.default_rng(3)
+    for _ in range(25):
+        legal = py.legal_actions(a)
+        action = legal[int(chooser.integers(len(legal)))]
+        py.step(a, action)
+        nat.step(b, action)
+    for share in (True, False):
+        ta = py.sample_hidden(a, a.current_seat, np.random.default_rng(9), share_rng=share)
+        tb = nat.sample_hidden(b, b.current_seat, np.random.default_rng(9), share_rng=share)
+        compare_states(py, ta, nat, tb, f"sample (share_rng={share})")
+    compare_states(py, a, nat, b, "after sampling")
+    while not a.is_over:  # the sampled-from states go on alike: their generators were not drawn from
+        legal = py.legal_actions(a)
+        assert legal == nat.legal_actions(b)
+        action = legal[int(chooser.integers(len(legal)))]
+        py.step(a, action)
+        nat.step(b, action)
+    compare_states(py, a, nat, b, "end")

@@ -272,7 +272,10 @@ class NativeGame(Game):
         return state.clone()
 
     def sample_hidden(self, state, seat, rng, share_rng=False, void_weight=1.0, kind_weights=None):
-        sampled = Game.sample_hidden(self, state.to_python(), seat, rng, share_rng, void_weight, kind_weights)
+        # the sampler clones onto ``rng`` (or generators seeded from it): the state's own are never drawn from,
+        # so its Python twin may share them instead of copying them
+        sampled = Game.sample_hidden(self, state.to_python(copy_rng=False), seat, rng, share_rng, void_weight,
+                                     kind_weights)
         return from_python(self, sampled)
 
     # ------------------------------------------------------------- legal actions
