@@ -28,13 +28,13 @@ $(WEB_STAMP): pyproject.toml constraints.txt $(CORE) | $(BIN)/python compiler
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[web]'
 	touch $(WEB_STAMP)
 
-## run: the main job: train a small agent (configs/train/quick.yaml, about two minutes on an idle 2-core machine, longer
+## run: the main job: train a small agent (configs/train/quick.yaml, about a minute on an idle 2-core machine once built, longer
 ##      on a busy one), export it, evaluate it, print a table and the commands to evaluate it against the baselines
 ##      and play against it (uno-env train prints them)
 run: $(RUN_STAMP)
 	$(BIN)/uno-env train --config configs/train/quick.yaml --fresh
 
-## test: the whole test suite on both cores (the 15 slowest tests listed at the end): 8 to 12 minutes on an idle
+## test: the whole test suite on both cores (the 15 slowest tests listed at the end): 11 to 13 minutes on an idle
 ##       2-core machine, twice that or more on a busy one; the first time, start with test-quick
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q --durations=15
