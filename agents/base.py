@@ -39,3 +39,16 @@ class RandomAgent:
         """A uniformly random legal action."""
         legal = np.flatnonzero(action_mask)
         return int(legal[self.rng.integers(len(legal))])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` for every row, in order (the same actions and generator draws), in one call to the
+        compiled core where it is built."""
+        out = np.empty(len(action_masks), dtype=np.int64)
+        from uno_env import core
+
+        if core.available():
+            core._core.act_random(np.ascontiguousarray(action_masks, dtype=np.int8), self.rng, out)
+        else:
+            for r in range(len(out)):
+                out[r] = self.act(observations[r], action_masks[r])
+        return out

@@ -147,6 +147,53 @@ class GreedyAgent(_RuleBased):
         return int(plays[scores.index(max(scores))])  # the first of equals, as np.argmax
 
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` for every row, in order (the same actions and generator draws), in one call to the
+        compiled core where it is built (uno_env/core/agents.cpp reads the rows as this class does)."""
+        out = np.empty(len(action_masks), dtype=np.int64)
+        core_view = self._core_view()
+        if core_view is None:
+            for r in range(len(out)):
+                out[r] = self.act(observations[r], action_masks[r])
+        else:
+            from uno_env.core import _core
+
+            _core.act_greedy(core_view, np.ascontiguousarray(observations, dtype=np.float32),
+                             np.ascontiguousarray(action_masks, dtype=np.int8), self.rng, out)
+        return out
+
+    def _core_view(self):
+        """The layouts the core's greedy reads (built once), or None without the core."""
+        if not hasattr(self, "_view_in_core"):
+            from uno_env import core
+
+            self._view_in_core = core._core.RuleView(rule_view_spec(self.view)) if core.available() else None
+        return self._view_in_core
+
+
+def rule_view_spec(v: ObservationView) -> dict:
+    """What a rule-based agent reads of one game's layouts, as plain data for the compiled core."""
+    L, o, g = v.layout, v.o, v.game
+    hand, phase, sizes = o["hand"], o["phase"], o["hand_sizes"]
+    if hand.stop - hand.start != v.num_kinds:
+        raise ValueError(f"the hand block holds {hand.stop - hand.start} entries, not one per card kind ({v.num_kinds})")
+    codes = {"TURN": 0, "CHOOSE_COLOUR": 1, "UNO_CALL": 2, "CATCH": 3, "CHALLENGE_OR_ACCEPT": 4, "CHOOSE_TARGET": 5,
+             "PLAY_OR_KEEP_DRAWN": 6, "OPTIMUS_PLACE": 7, "JUMP_IN": 8, "STACK_RESPONSE": 9, "MULTI_PLAY": 10}
+    coloured = ~v.is_wild
+    return {"obs_size": v.encoder.size, "num_actions": g.num_actions, "hand_start": hand.start,
+            "num_kinds": v.num_kinds, "phase_start": phase.start, "hand_sizes_start": sizes.start,
+            "max_players": sizes.stop - sizes.start, "hand_size": g.hand_size,
+            "phase_of_slot": [codes.get(p.value, 0) for p in v.encoder.phases],
+            "flex0": L.flex0, "draw": L.draw, "colour0": L.colour0, "target0": L.target0, "num_targets": L.num_targets,
+            "self_target": L.self_target, "challenge": L.challenge, "accept": L.accept, "call": L.call,
+            "catch": L.catch, "pass": L.pass_, "colour_of": [int(c) for c in v.colour_of],
+            "is_wild": [int(w) for w in v.is_wild], "effect_of": [int(e) for e in v.effect_of],
+            "points_of": [float(p) for p in v.points_of],
+            # np.bincount's length in colour_counts: the colours, or further where a card's colour index is
+            "num_colours": len(np.bincount(v.colour_of[coloured], minlength=len(g.deck.colours))),
+            "number_effect": _NUMBER}
+
+
 class HeuristicAgent(_RuleBased):
     """The strongest rule-based player here (legal information only)."""
 

@@ -95,12 +95,19 @@ class Collector:
             row += len(rows)
             agents_ = table.pool + self.snapshots
             opponents = table.opponent_rows
-            for i, k in zip(opponents.tolist(), table.roles[opponents, table.seat[opponents]].tolist()):
-                agent = agents_[k]
+            roles = table.roles[opponents, table.seat[opponents]]
+            # each opponent decides its own rows in order, so its generator draws as it would row by row;
+            # random and greedy decide all of theirs in one call to the compiled core (act_batch)
+            for k in np.unique(roles).tolist():
+                agent, rows = agents_[k], opponents[roles == k]
                 if getattr(agent, "reads_state", False):  # a search agent reads the game itself
-                    table.actions[i] = agent.act_state(table.games.states[i])
+                    for i in rows.tolist():
+                        table.actions[i] = agent.act_state(table.games.states[i])
+                elif hasattr(agent, "act_batch"):
+                    table.actions[rows] = agent.act_batch(table.obs[rows], table.mask[rows])
                 else:
-                    table.actions[i] = agent.act(table.obs[i], table.mask[i])
+                    for i in rows.tolist():
+                        table.actions[i] = agent.act(table.obs[i], table.mask[i])
             table.seat, table.obs, table.mask, rewards, terminated, truncated = table.games.step(table.actions)
             for i in np.flatnonzero(terminated | truncated).tolist():
                 finished.append((t, i, rewards[i].tolist(), bool(truncated[i])))

@@ -19,6 +19,7 @@ namespace py = pybind11;
 using namespace uno;
 
 void bind_batch(py::module_ &m);  // batch.cpp: many games stepped per call (uno_env/vector.py's native path)
+void bind_agents(py::module_ &m);  // agents.cpp: random and greedy deciding many rows per call
 
 namespace {
 
@@ -504,6 +505,7 @@ PYBIND11_MODULE(_core, m) {
     make_launcher = &make_numpy_launcher;
 
     bind_batch(m);
+    bind_agents(m);
 
     m.def("new_state", [](const Rules &g, py::object generator) {
         auto cs = std::make_unique<CoreState>();
