@@ -40,6 +40,7 @@ TEMPO_EFFECTS = frozenset(map(int, (P.DRAW_TWO, P.SKIP, P.REVERSE, P.FLEX_DRAW_T
                                     P.DRAW_ONE, P.DRAW_FIVE, P.SKIP_EVERYONE, P.HIT_ONE, P.HIT_TWO)))
 ATTACKING_WILDS = frozenset(map(int, (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.WILD_ATTACK)))
 HIT_EFFECTS = frozenset(map(int, (P.HIT_ONE, P.HIT_TWO, P.WILD_ATTACK)))
+HIT_ORDER = {int(P.HIT_ONE): 0, int(P.HIT_TWO): 1, int(P.WILD_ATTACK): 2}  # the heuristic's cheapest answer first
 _NUMBER, _OPTIMUS, _FLIP, _DISCARD_ALL = int(P.NUMBER), int(P.OPTIMUS), int(P.FLIP), int(P.DISCARD_ALL)
 STRONG_EFFECTS = frozenset(map(int, (P.WILD_DRAW_FOUR, P.WILD_DRAW_TWO, P.WILD_DRAW_COLOUR, P.OPTIMUS, P.MEGATRON,
                                      P.DRAW_FIVE, P.WILD, P.WILD_TARGET_DRAW_TWO, P.WILD_ALL_DRAW, P.WILD_ALL_FLIP)))
@@ -150,25 +151,26 @@ class GreedyAgent(_RuleBased):
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``act`` for every row, in order (the same actions and generator draws), in one call to the
         compiled core where it is built (uno_env/core/agents.cpp reads the rows as this class does)."""
-        out = np.empty(len(action_masks), dtype=np.int64)
-        core_view = self._core_view()
-        if core_view is None:
-            for r in range(len(out)):
-                out[r] = self.act(observations[r], action_masks[r])
-        else:
-            from uno_env.core import _core
+        return _act_batch(self, "act_greedy", observations, action_masks)
 
-            _core.act_greedy(core_view, np.ascontiguousarray(observations, dtype=np.float32),
-                             np.ascontiguousarray(action_masks, dtype=np.int8), self.rng, out)
-        return out
 
-    def _core_view(self):
-        """The layouts the core's greedy reads (built once), or None without the core."""
-        if not hasattr(self, "_view_in_core"):
-            from uno_env import core
+def _act_batch(agent: _RuleBased, twin: str, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+    """Every row decided by the agent's twin in the core (``twin``: its function there), or by ``act``
+    row by row where the core is missing."""
+    out = np.empty(len(action_masks), dtype=np.int64)
+    if not hasattr(agent, "_view_in_core"):  # the layouts the core reads, built once per agent
+        from uno_env import core
 
-            self._view_in_core = core._core.RuleView(rule_view_spec(self.view)) if core.available() else None
-        return self._view_in_core
+        agent._view_in_core = core._core.RuleView(rule_view_spec(agent.view)) if core.available() else None
+    if agent._view_in_core is None:
+        for r in range(len(out)):
+            out[r] = agent.act(observations[r], action_masks[r])
+    else:
+        from uno_env.core import _core
+
+        getattr(_core, twin)(agent._view_in_core, np.ascontiguousarray(observations, dtype=np.float32),
+                             np.ascontiguousarray(action_masks, dtype=np.int8), agent.rng, out)
+    return out
 
 
 def rule_view_spec(v: ObservationView) -> dict:
@@ -180,6 +182,7 @@ def rule_view_spec(v: ObservationView) -> dict:
     codes = {"TURN": 0, "CHOOSE_COLOUR": 1, "UNO_CALL": 2, "CATCH": 3, "CHALLENGE_OR_ACCEPT": 4, "CHOOSE_TARGET": 5,
              "PLAY_OR_KEEP_DRAWN": 6, "OPTIMUS_PLACE": 7, "JUMP_IN": 8, "STACK_RESPONSE": 9, "MULTI_PLAY": 10}
     coloured = ~v.is_wild
+    effects = [int(e) for e in v.effect_of]
     return {"obs_size": v.encoder.size, "num_actions": g.num_actions, "hand_start": hand.start,
             "num_kinds": v.num_kinds, "phase_start": phase.start, "hand_sizes_start": sizes.start,
             "max_players": sizes.stop - sizes.start, "hand_size": g.hand_size,
@@ -191,13 +194,29 @@ def rule_view_spec(v: ObservationView) -> dict:
             "points_of": [float(p) for p in v.points_of],
             # np.bincount's length in colour_counts: the colours, or further where a card's colour index is
             "num_colours": len(np.bincount(v.colour_of[coloured], minlength=len(g.deck.colours))),
-            "number_effect": _NUMBER}
+            "number_effect": _NUMBER,
+            # the heuristic's reads besides (-1: a block the variant does not have)
+            "top_start": o["top_card"].start, "discard_start": o["discard"].start, "seats_start": o["seats"].start,
+            "direction_at": o["direction"].start, "power_start": o["power"].start if "power" in o else -1,
+            "flip_start": o["flip"].start if "flip" in o else -1, "faces_per_side": getattr(g, "faces_per_side", 0) or 0,
+            "flip_icon": [int(bool(x)) for x in v.flip_icon], "is_draw": [int(e in DRAW_EFFECTS) for e in effects],
+            "is_tempo": [int(e in TEMPO_EFFECTS) for e in effects],
+            "is_attacking": [int(e in ATTACKING_WILDS) for e in effects],
+            "hit_order": [HIT_ORDER.get(e, -1) for e in effects], "is_strong": [int(e in STRONG_EFFECTS) for e in effects],
+            **{name: int(getattr(P, name.upper())) for name in (
+                "optimus", "flip", "discard_all", "megatron", "wild_all_flip", "wild_all_draw", "wild_target_draw_two",
+                "wild_draw_four", "flex_draw_two", "flex_skip", "flex_reverse")}}
 
 
 class HeuristicAgent(_RuleBased):
     """The strongest rule-based player here (legal information only)."""
 
     name = "heuristic"
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` for every row, in order (the same actions and generator draws), in one call to the
+        compiled core where it is built (uno_env/core/agents.cpp reads the rows as this class does)."""
+        return _act_batch(self, "act_heuristic", observations, action_masks)
 
     def choose_play(self, obs, plays):
         """Score every legal play and take the best."""

@@ -1,5 +1,5 @@
-"""``act_batch`` of ``random`` and ``greedy``: the compiled core's twins (uno_env/core/agents.cpp) decide every
-row as ``act`` does, drawing the same numbers from the agent's generator, in every variant and phase."""
+"""``act_batch`` of ``random``, ``greedy`` and ``heuristic``: the compiled core's twins (uno_env/core/agents.cpp)
+decide every row as ``act`` does, drawing the same numbers from the agent's generator, in every variant and phase."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,7 @@ import agents
 from uno_env import VARIANTS, core
 from uno_env.vector import VectorGames
 
-from native_diff import OPTION_SETS  # tests/native_diff.py
+from native_diff import OPTION_SETS, TABLES  # tests/native_diff.py
 
 pytestmark = pytest.mark.skipif(not core.available(), reason="needs the compiled core (pip install -e .)")
 
@@ -32,7 +32,7 @@ CASES = [(v, p, o) for v in VARIANTS for p in (2, 4) for o in OPTION_SETS[v][:3]
 
 
 @pytest.mark.parametrize("variant, players, options", CASES, ids=lambda c: str(c))
-@pytest.mark.parametrize("name", ["greedy", "random"])
+@pytest.mark.parametrize("name", ["greedy", "random", "heuristic"])
 def test_act_batch_decides_every_row_as_act_with_the_same_draws(name, variant, players, options):
     game, obs, mask = rows_of_games(variant, players, options)
     one, batch = agents.load(name, game, seed=7), agents.load(name, game, seed=7)
@@ -72,3 +72,27 @@ def test_without_the_core_act_batch_is_act_row_by_row(monkeypatch):
     monkeypatch.setattr(core, "available", lambda: False)
     for name in ("random", "greedy"):
         assert agents.load(name, game, seed=2).act_batch(obs, mask).tolist() == [int(a) for a in expected[name]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_act_batch_equals_act_over_heuristic_games_at_every_table_and_option_set(variant):
+    """Games the heuristic plays (through act_batch) on the core; at every step greedy's and the heuristic's
+    batch decisions equal their row-by-row ones, generators included."""
+    rows = 0
+    for options in OPTION_SETS[variant]:
+        for players in TABLES[variant]:
+            vec = VectorGames(32, variant, num_players=players, backend="native", **options)
+            _, obs, mask = vec.reset(seed=players)
+            player = agents.load("heuristic", vec.game, seed=5)
+            pairs = [(agents.load(name, vec.game, seed=9), agents.load(name, vec.game, seed=9))
+                     for name in ("greedy", "heuristic")]
+            for _ in range(60):
+                for one, batch in pairs:
+                    assert batch.act_batch(obs, mask).tolist() == [one.act(o, m) for o, m in zip(obs, mask)], \
+                        f"{variant} {players}p {options}: {one.name} differs"
+                rows += len(obs)
+                _, obs, mask, *_ = vec.step(player.act_batch(obs, mask))
+            for one, batch in pairs:
+                assert one.rng.bit_generator.state == batch.rng.bit_generator.state
+    assert rows >= 25_000
