@@ -68,25 +68,10 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
     agent = ISMCTSAgent(game, seed=0, iterations=iterations)
     searched = states[:max(1, count // 25)]
 
-    def clone():
-        for s in states:
-            game.clone(s)
-        return len(states)
-
-    def sample_own():
-        for s in states:
-            game.sample_hidden(s, s.current_seat, rng)
-        return len(states)
-
-    def sample_shared():
-        for s in states:
-            game.sample_hidden(s, s.current_seat, rng, share_rng=True)
-        return len(states)
-
-    def sample_voids():
-        for s in states:
-            game.sample_hidden(s, s.current_seat, rng, share_rng=True, void_weight=0.2)
-        return len(states)
+    clone = _each(states, game.clone)
+    sample_own = _each(states, lambda s: game.sample_hidden(s, s.current_seat, rng))
+    sample_shared = _each(states, lambda s: game.sample_hidden(s, s.current_seat, rng, share_rng=True))
+    sample_voids = _each(states, lambda s: game.sample_hidden(s, s.current_seat, rng, share_rng=True, void_weight=0.2))
 
     def rollout():
         done = 0
@@ -107,10 +92,7 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
                 done += 1
         return done
 
-    def search():
-        for s in searched:
-            agent.act_state(s)
-        return len(searched)
+    search = _each(searched, agent.act_state)
 
     contenders = [("clone", "copies/s", clone), ("sample (own generator)", "samples/s", sample_own),
                   ("sample (shared generator)", "samples/s", sample_shared),
@@ -127,6 +109,16 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
             totals.items()]
 
 
+def _each(states: list, operation):
+    """A contender applying ``operation`` to every state once; it returns how many it did."""
+    def run() -> int:
+        for s in states:
+            operation(s)
+        return len(states)
+
+    return run
+
+
 def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list:
     """The same positions on the compiled core (none where it is not built or does not cover the rules)."""
     from uno_env import core
@@ -138,15 +130,8 @@ def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list
     native = Game(game.rules, backend="native")
     twins = [from_python(native, s) for s in states]
 
-    def clone():
-        for s in twins:
-            native.clone(s)
-        return len(twins)
-
-    def sample():
-        for s in twins:
-            native.sample_hidden(s, s.current_seat, rng, share_rng=True)
-        return len(twins)
+    clone = _each(twins, native.clone)
+    sample = _each(twins, lambda s: native.sample_hidden(s, s.current_seat, rng, share_rng=True))
 
     def rollout():
         done = 0

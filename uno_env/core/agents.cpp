@@ -136,6 +136,34 @@ struct RuleView {
 
 int pick(bitgen_t *rng, int n) { return static_cast<int>(rng_integers(rng, n)); }
 
+// agents/view.py's colour_counts: the cards per colour of a per-kind block (the hand, the discard pile), wilds
+// excluded, summed in kind order as np.bincount does
+Counts counts_per_colour(const RuleView &v, const float *block) {
+    Counts counts{};
+    for (int k = 0; k < v.num_kinds; ++k)
+        if (!v.is_wild[k]) counts[v.colour_of[k]] += block[k];
+    return counts;
+}
+
+// What _RuleBased.act reads first: the legal ids and the card plays of the mask (into the caller's reused
+// buffers), and the phase the row shows (np.argmax of the phase block: the first largest entry)
+int read_row(const RuleView &v, const float *obs, const int8_t *mask, std::vector<int> &legal, std::vector<int> &plays,
+             const char *who) {
+    legal.clear();
+    plays.clear();
+    for (int a = 0; a < v.num_actions; ++a)
+        if (mask[a]) {
+            legal.push_back(a);
+            if (a < v.draw) plays.push_back(a);
+        }
+    if (legal.empty()) throw std::runtime_error(std::string(who) + ": the mask has no legal action");
+    const float *ph = obs + v.phase_start;
+    int slot = 0;
+    for (int i = 1; i < static_cast<int>(v.phase_of_slot.size()); ++i)
+        if (ph[i] > ph[slot]) slot = i;
+    return v.phase_of_slot[slot];
+}
+
 // GreedyAgent.choose_play: the highest points, a FLEX action effect over its regular play; the first of equals.
 int greedy_play(const RuleView &v, const std::vector<int> &plays) {
     if (plays.empty()) throw std::runtime_error("greedy: no card play to choose from");
@@ -151,11 +179,9 @@ int greedy_play(const RuleView &v, const std::vector<int> &plays) {
 
 // _RuleBased.choose_colour: the colour held most (wilds excluded); ties by choice() among the equals.
 int choose_colour(const RuleView &v, const float *obs, bitgen_t *rng) {
-    Counts counts{};
-    for (int k = 0; k < v.num_kinds; ++k)
-        if (!v.is_wild[k]) counts[v.colour_of[k]] += obs[v.hand_start + k];
+    Counts counts = counts_per_colour(v, obs + v.hand_start);
     double most = counts[0];
-    for (double c : counts) most = c > most ? c : most;
+    for (int c = 1; c < v.num_colours; ++c) most = counts[c] > most ? counts[c] : most;
     std::vector<int> best;
     for (int c = 0; c < v.num_colours; ++c)
         if (counts[c] == most) best.push_back(c);
@@ -185,20 +211,9 @@ int choose_target_fewest(const RuleView &v, const float *obs, const int8_t *mask
 
 int act_greedy(const RuleView &v, const float *obs, const int8_t *mask, bitgen_t *rng) {
     thread_local std::vector<int> legal, plays;  // reused row after row: no allocation per decision
-    legal.clear();
-    plays.clear();
-    for (int a = 0; a < v.num_actions; ++a)
-        if (mask[a]) {
-            legal.push_back(a);
-            if (a < v.draw) plays.push_back(a);
-        }
-    if (legal.empty()) throw std::runtime_error("greedy: the mask has no legal action");
+    const int phase = read_row(v, obs, mask, legal, plays, "greedy");
     if (legal.size() == 1) return legal[0];
-    const float *ph = obs + v.phase_start;
-    int slot = 0;  // np.argmax: the first largest entry
-    for (int i = 1; i < static_cast<int>(v.phase_of_slot.size()); ++i)
-        if (ph[i] > ph[slot]) slot = i;
-    switch (v.phase_of_slot[slot]) {
+    switch (phase) {
         case R_COLOUR: return v.colour0 + choose_colour(v, obs, rng);
         case R_UNO_CALL: return v.call;
         case R_CATCH: return v.catch_;
@@ -267,12 +282,7 @@ struct Heuristic {
         for (int k = 0; k < v.num_kinds; ++k) total += obs[v.hand_start + k];
         return static_cast<int>(total);
     }
-    Counts colour_counts(int start) const {
-        Counts counts{};
-        for (int k = 0; k < v.num_kinds; ++k)
-            if (!v.is_wild[k]) counts[v.colour_of[k]] += obs[start + k];
-        return counts;
-    }
+    Counts colour_counts(int start) const { return counts_per_colour(v, obs + start); }
     int argmax_block(int start, int size) const {
         int best = 0;
         for (int i = 1; i < size; ++i)
@@ -452,20 +462,9 @@ struct Heuristic {
 
     int act() const {
         thread_local std::vector<int> legal, plays;  // reused row after row: no allocation per decision
-        legal.clear();
-        plays.clear();
-        for (int a = 0; a < v.num_actions; ++a)
-            if (mask[a]) {
-                legal.push_back(a);
-                if (a < v.draw) plays.push_back(a);
-            }
-        if (legal.empty()) throw std::runtime_error("heuristic: the mask has no legal action");
+        const int phase = read_row(v, obs, mask, legal, plays, "heuristic");
         if (legal.size() == 1) return legal[0];
-        const float *ph = obs + v.phase_start;
-        int slot = 0;
-        for (int i = 1; i < static_cast<int>(v.phase_of_slot.size()); ++i)
-            if (ph[i] > ph[slot]) slot = i;
-        switch (v.phase_of_slot[slot]) {
+        switch (phase) {
             case R_COLOUR: return v.colour0 + choose_colour();
             case R_UNO_CALL: return v.call;
             case R_CATCH: return v.catch_;
@@ -497,6 +496,25 @@ int act_random(int num_actions, const int8_t *mask, bitgen_t *rng) {
     return legal[pick(rng, static_cast<int>(legal.size()))];
 }
 
+using Rows = py::array_t<float, py::array::c_style>;
+using Masks = py::array_t<int8_t, py::array::c_style>;
+using Actions = py::array_t<int64_t, py::array::c_style>;
+
+// Every row of obs and mask decided in order by decide(row, mask row, generator), after the shapes are checked.
+template <typename Decide>
+void decide_rows(const char *name, const RuleView &v, Rows &obs, Masks &mask, const py::object &generator, Actions &out,
+                 Decide decide) {
+    if (obs.ndim() != 2 || mask.ndim() != 2 || out.ndim() != 1 || obs.shape(0) != mask.shape(0) ||
+        out.shape(0) != obs.shape(0) || obs.shape(1) != v.obs_size || mask.shape(1) != v.num_actions)
+        throw std::invalid_argument(std::string(name) + ": expected obs (R, " + std::to_string(v.obs_size) +
+                                    ") float32, mask (R, " + std::to_string(v.num_actions) +
+                                    ") int8 and out (R,) int64, C-contiguous");
+    bitgen_t *rng = bitgen_of(generator);
+    int64_t *dst = out.mutable_data();
+    for (py::ssize_t r = 0; r < obs.shape(0); ++r)
+        dst[r] = decide(obs.data() + r * v.obs_size, mask.data() + r * v.num_actions, rng);
+}
+
 }  // namespace
 
 void bind_agents(py::module_ &m) {
@@ -504,34 +522,18 @@ void bind_agents(py::module_ &m) {
         .def(py::init<const py::dict &>());
     m.def(
         "act_greedy",
-        [](const RuleView &v, py::array_t<float, py::array::c_style> obs, py::array_t<int8_t, py::array::c_style> mask,
-           py::object generator, py::array_t<int64_t, py::array::c_style> out) {
-            if (obs.ndim() != 2 || mask.ndim() != 2 || out.ndim() != 1 || obs.shape(0) != mask.shape(0) ||
-                out.shape(0) != obs.shape(0) || obs.shape(1) != v.obs_size || mask.shape(1) != v.num_actions)
-                throw std::invalid_argument("act_greedy: expected obs (R, " + std::to_string(v.obs_size) +
-                                            ") float32, mask (R, " + std::to_string(v.num_actions) +
-                                            ") int8 and out (R,) int64, C-contiguous");
-            bitgen_t *rng = bitgen_of(generator);
-            const float *o = obs.data();
-            const int8_t *mk = mask.data();
-            int64_t *dst = out.mutable_data();
-            for (py::ssize_t r = 0; r < obs.shape(0); ++r)
-                dst[r] = act_greedy(v, o + r * v.obs_size, mk + r * v.num_actions, rng);
+        [](const RuleView &v, Rows obs, Masks mask, py::object generator, Actions out) {
+            decide_rows("act_greedy", v, obs, mask, generator, out, [&v](const float *o, const int8_t *mk, bitgen_t *rng) {
+                return act_greedy(v, o, mk, rng);
+            });
         },
         "GreedyAgent.act for every row, in order, drawing from its Generator; writes out.");
     m.def(
         "act_heuristic",
-        [](const RuleView &v, py::array_t<float, py::array::c_style> obs, py::array_t<int8_t, py::array::c_style> mask,
-           py::object generator, py::array_t<int64_t, py::array::c_style> out) {
-            if (obs.ndim() != 2 || mask.ndim() != 2 || out.ndim() != 1 || obs.shape(0) != mask.shape(0) ||
-                out.shape(0) != obs.shape(0) || obs.shape(1) != v.obs_size || mask.shape(1) != v.num_actions)
-                throw std::invalid_argument("act_heuristic: expected obs (R, " + std::to_string(v.obs_size) +
-                                            ") float32, mask (R, " + std::to_string(v.num_actions) +
-                                            ") int8 and out (R,) int64, C-contiguous");
-            bitgen_t *rng = bitgen_of(generator);
-            int64_t *dst = out.mutable_data();
-            for (py::ssize_t r = 0; r < obs.shape(0); ++r)
-                dst[r] = Heuristic{v, obs.data() + r * v.obs_size, mask.data() + r * v.num_actions, rng}.act();
+        [](const RuleView &v, Rows obs, Masks mask, py::object generator, Actions out) {
+            decide_rows("act_heuristic", v, obs, mask, generator, out, [&v](const float *o, const int8_t *mk, bitgen_t *rng) {
+                return Heuristic{v, o, mk, rng}.act();
+            });
         },
         "HeuristicAgent.act for every row, in order, drawing from its Generator; writes out.");
     m.def(

@@ -246,7 +246,8 @@ class Batch {
         bool *term = checked<bool>(terminated, "terminated", {b});
         bool *trunc = checked<bool>(truncated, "truncated", {b});
         int64_t *count = checked<int64_t>(steps, "steps", {b});
-        std::vector<uint8_t> ended(static_cast<std::size_t>(b), 0);
+        ended_.assign(static_cast<std::size_t>(b), 0);  // reused call after call: no allocation per step
+        auto &ended = ended_;
         py::ssize_t illegal = -1;
         {
             py::gil_scoped_release nogil;
@@ -390,6 +391,7 @@ class Batch {
     Pool pool_;
     std::vector<py::object> objs_;   // the CoreState of each game, as Python holds it (NativeState)
     std::vector<CoreState *> games_;  // the same, for the loops without the GIL
+    std::vector<uint8_t> ended_;      // step's scratch: which games ended
     std::vector<DiscardCounts> discards_;  // each game's discard pile as last counted (observe.hpp)
 };
 
