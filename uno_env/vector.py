@@ -217,8 +217,7 @@ class VectorGames:
         # _deal's seed and generator (Game.new_state's), the game dealt in the core; returns the game it replaces
         from .core.native import NativeState
 
-        generator = np.random.Generator(np.random.PCG64(int(self._seeders[i].integers(2**63 - 1))))
-        old, new = self._batch.deal(i, generator)
+        old, new = self._batch.deal_seeded(i, self._seeders[i])  # _deal's draw and seeding, in the core
         self.states[i] = NativeState(new, self.game)
         return None if old is None else NativeState(old, self.game)
 

@@ -5,8 +5,8 @@
 // asked (slices of the batch: each game draws from its own bit generator, so the slices are independent and
 // the outputs do not depend on the thread count), and writes each game's rewards and end flags and, for a game
 // that goes on, its deciding seat, observation row (observe.cpp) and legal mask into the caller's arrays. It
-// returns the games that ended: Python seeds each a new Generator exactly as the Python path does, `deal`
-// puts the new game in (handing the finished one out, for VectorGames.final_states) and `write_rows` writes
+// returns the games that ended: `deal_seeded` deals each a new game seeded exactly as the Python path seeds it
+// (from the slot's seeding Generator; `deal` takes a Generator instead), puts the new game in (handing the finished one out, for VectorGames.final_states) and `write_rows` writes
 // its row.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -220,6 +220,10 @@ class Batch {
         auto cs = std::make_unique<CoreState>();
         attach(*cs, std::move(generator));
         new_game(*g_, cs->s);
+        return put(i, std::move(cs));
+    }
+
+    py::tuple put(int i, std::unique_ptr<CoreState> cs) {
         CoreState *raw = cs.get();
         py::object fresh = py::cast(std::move(cs));
         py::object old = objs_[i];
@@ -227,6 +231,17 @@ class Batch {
         games_[i] = raw;
         discards_[i] = DiscardCounts{};
         return py::make_tuple(old, fresh);
+    }
+
+    // deal(i, Generator(PCG64(seeder.integers(2**63 - 1)))), the game's generator held by the core
+    py::tuple deal_seeded(int i, py::object seeder) {
+        check_index(i);
+        auto seed = static_cast<uint64_t>(rng_integers(bitgen_of(seeder), INT64_MAX));
+        Busy hold(busy_);
+        auto cs = std::make_unique<CoreState>();
+        cs->s.rng.seed(seed);
+        new_game(*g_, cs->s);
+        return put(i, std::move(cs));
     }
 
     py::object state(int i) const {
@@ -428,6 +443,7 @@ void bind_batch(py::module_ &m) {
         .def_property_readonly("threads", &Batch::threads)
         .def_property_readonly("observation_size", &Batch::observation_size)
         .def("deal", &Batch::deal, py::arg("index"), py::arg("generator"))
+        .def("deal_seeded", &Batch::deal_seeded, py::arg("index"), py::arg("seeder"))
         .def("state", &Batch::state, py::arg("index"))
         // arrays only, never converted: a converted copy would take the writes
         .def("step", &Batch::step, py::arg("actions").noconvert(), py::arg("seat").noconvert(),

@@ -26,4 +26,14 @@ inline void attach(CoreState &cs, pybind11::object generator) {
     cs.generator = std::move(generator);
 }
 
+// A new numpy Generator whose PCG64 draws exactly as `p` would from here.
+pybind11::object numpy_generator(const Pcg64 &p);
+// A new numpy Generator at the position of `slot` (its own PCG64, or `generator`, the numpy one it draws from).
+pybind11::object copy_generator(const RngSlot &slot, const pybind11::object &generator);
+// The numpy Generator a state draws from: the core's own is handed over the first time Python asks for it
+// (a Generator at its position, which the state draws from from then on, so Python and core share one stream).
+pybind11::object generator_of(CoreState &cs);
+// Checks once that numpy's PCG64 is laid out as the core reads it; until then states are copied through Python.
+void check_pcg64_layout();
+
 }  // namespace uno

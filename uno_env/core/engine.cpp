@@ -9,7 +9,6 @@
 
 namespace uno {
 
-LauncherMaker make_launcher = nullptr;
 
 namespace {
 
@@ -1367,8 +1366,8 @@ void build_tables(Rules &g) {
 // variants/attack.py's start_round: a Wild Attack starter goes back into the launcher (AMB-C5)
 void attack_starter(const Rules &g, State &s) {
     if (s.launcher_rng == nullptr) {  // the launcher's own stream, derived once from the game's
-        if (make_launcher == nullptr) throw std::logic_error("no launcher maker");
-        make_launcher(s, rng_integers_2_63(s.rng));
+        s.launcher_rng.seed(rng_integers_2_63(s.rng));  // numpy.random.default_rng(seed)
+        s.launcher_owner.reset();
     }
     auto &pile = s.draw_pile;
     int dealer = s.dealer;

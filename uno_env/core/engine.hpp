@@ -16,6 +16,8 @@ extern "C" {
 #include "numpy/random/bitgen.h"
 }
 
+#include "random.hpp"
+
 namespace uno {
 
 // The order of uno_env.state.Phase.
@@ -150,9 +152,9 @@ struct State {
     std::vector<uint8_t> eliminated;
     std::vector<int> voids, last_played;
     std::vector<Shown> shown;
-    bitgen_t *rng = nullptr;  // the state's numpy bit generator (owned on the Python side)
-    // Attack: the launcher's own generator (owned through launcher_owner) and a spec's scripted bursts
-    bitgen_t *launcher_rng = nullptr;
+    RngSlot rng;  // the state's generator: its own PCG64 or a numpy bit generator owned on the Python side
+    // Attack: the launcher's own generator (a numpy one kept alive by launcher_owner) and a spec's scripted bursts
+    RngSlot launcher_rng;
     std::shared_ptr<void> launcher_owner;
     std::vector<int> launcher_script;
     // Flip: the game's physical cards and where each is (piles in the same order as the faces above)
@@ -167,11 +169,6 @@ struct State {
 
     void resize(const Rules &r);
 };
-
-// Attack: a new generator seeded `seed` as numpy.random.default_rng(seed) makes it, owned by the state
-// (s.launcher_owner); set by the binding, which can make numpy Generators.
-using LauncherMaker = void (*)(State &s, uint64_t seed);
-extern LauncherMaker make_launcher;
 
 class IllegalAction : public std::runtime_error {
   public:

@@ -21,6 +21,68 @@ using namespace uno;
 void bind_batch(py::module_ &m);  // batch.cpp: many games stepped per call (uno_env/vector.py's native path)
 void bind_agents(py::module_ &m);  // agents.cpp: random and greedy deciding many rows per call
 
+namespace uno {
+
+namespace {
+
+using u128 = unsigned __int128;
+
+py::object py_u128(u128 v) {
+    py::int_ hi(static_cast<uint64_t>(v >> 64)), lo(static_cast<uint64_t>(v));
+    return hi.attr("__lshift__")(64).attr("__or__")(lo);
+}
+
+u128 u128_of(const py::handle &v) {
+    py::int_ mask(~uint64_t{0});
+    auto lo = v.attr("__and__")(mask).cast<uint64_t>();
+    auto hi = v.attr("__rshift__")(64).cast<uint64_t>();
+    return (static_cast<u128>(hi) << 64) | lo;
+}
+
+}  // namespace
+
+py::object numpy_generator(const Pcg64 &p) {
+    auto random = py::module_::import("numpy.random");
+    py::object bitgen = random.attr("PCG64")(0);  // seeded with 0, not from OS entropy: overwritten at once
+    auto *bg = static_cast<bitgen_t *>(PyCapsule_GetPointer(bitgen.attr("capsule").ptr(), "BitGenerator"));
+    if (bg == nullptr) throw py::error_already_set();
+    if (!store_numpy_pcg64(p, bg)) {
+        py::dict inner, state;
+        inner["state"] = py_u128(p.state);
+        inner["inc"] = py_u128(p.inc);
+        state["bit_generator"] = "PCG64";
+        state["state"] = inner;
+        state["has_uint32"] = p.has_uint32;
+        state["uinteger"] = p.uinteger;
+        bitgen.attr("state") = state;
+    }
+    return random.attr("Generator")(bitgen);
+}
+
+py::object copy_generator(const RngSlot &slot, const py::object &generator) {
+    Pcg64 copy;
+    if (slot.owned) return numpy_generator(slot.own);
+    if (slot.ptr != nullptr && load_numpy_pcg64(slot.ptr, copy)) return numpy_generator(copy);
+    return py::module_::import("uno_env.state").attr("_copy_generator")(generator);  // another bit generator
+}
+
+py::object generator_of(CoreState &cs) {
+    if (cs.s.rng.owned) attach(cs, numpy_generator(cs.s.rng.own));
+    return cs.generator;
+}
+
+void check_pcg64_layout() {
+    auto random = py::module_::import("numpy.random");
+    py::object generator = random.attr("Generator")(random.attr("PCG64")(20261206));
+    generator.attr("integers")(1000, py::arg("dtype") = "int32");  // leaves half a 64-bit draw buffered
+    py::dict state = generator.attr("bit_generator").attr("state");
+    py::dict inner = state["state"];
+    check_numpy_pcg64(bitgen_of(generator), u128_of(inner["state"]), u128_of(inner["inc"]),
+                      state["has_uint32"].cast<int>(), state["uinteger"].cast<uint32_t>());
+}
+
+}  // namespace uno
+
 namespace {
 
 template <typename T>
@@ -209,16 +271,16 @@ void own_launcher(State &s, py::object generator) {
     });
 }
 
-void make_numpy_launcher(State &s, uint64_t seed) {
-    own_launcher(s, py::module_::import("numpy.random").attr("default_rng")(seed));
+// The launcher's generator as Python sees it: the core's own is handed over as a numpy Generator the first
+// time it is asked for, and both draw from that one from then on.
+py::object launcher_generator(CoreState &cs) {
+    State &s = cs.s;
+    if (s.launcher_rng.owned) own_launcher(s, numpy_generator(s.launcher_rng.own));
+    if (!s.launcher_owner) return py::none();
+    return *static_cast<py::object *>(s.launcher_owner.get());
 }
 
-py::object launcher_generator(const CoreState &cs) {
-    if (!cs.s.launcher_owner) return py::none();
-    return *static_cast<py::object *>(cs.s.launcher_owner.get());
-}
-
-py::dict to_dict(const CoreState &cs) {
+py::dict to_dict(CoreState &cs) {
     const State &s = cs.s;
     py::dict d;
     d["num_players"] = s.n;
@@ -500,9 +562,10 @@ PYBIND11_MODULE(_core, m) {
         .def_property_readonly("steps", [](const CoreState &c) { return c.s.steps; })
         .def_property_readonly("side", [](const CoreState &c) { return c.s.side; })
         .def_property_readonly("num_players", [](const CoreState &c) { return c.s.n; })
-        .def_property_readonly("generator", [](const CoreState &c) { return c.generator; })
-        .def_property_readonly("launcher_generator", [](const CoreState &c) { return launcher_generator(c); });
-    make_launcher = &make_numpy_launcher;
+        .def_property_readonly("has_launcher", [](const CoreState &c) { return c.s.launcher_rng != nullptr; })
+        .def_property_readonly("generator", &generator_of)
+        .def_property_readonly("launcher_generator", &launcher_generator);
+    check_pcg64_layout();
 
     bind_batch(m);
     bind_agents(m);
@@ -519,7 +582,20 @@ PYBIND11_MODULE(_core, m) {
         attach(*cs, std::move(generator));
         return cs;
     });
+    m.def(
+        "new_state_seeded",
+        [](const Rules &g, uint64_t seed) {
+            // Game.new_state(seed): numpy.random.Generator(PCG64(seed)), held by the core
+            auto cs = std::make_unique<CoreState>();
+            cs->s.rng.seed(seed);
+            new_game(g, cs->s);
+            return cs;
+        },
+        py::arg("rules"), py::arg("seed"));
     m.def("state_to_dict", &to_dict);
+    m.def(
+        "generator_copy", [](const CoreState &c) { return copy_generator(c.s.rng, c.generator); },
+        "A new numpy Generator at the state's generator's position (the state's is not handed over).");
     m.def("clone", [](const CoreState &c, py::object generator, py::object launcher) {
         // (Python's State.clone: the generators copied, or both set to one given generator)
         auto cs = std::make_unique<CoreState>();
@@ -530,6 +606,39 @@ PYBIND11_MODULE(_core, m) {
         if (!launcher.is_none()) own_launcher(cs->s, std::move(launcher));
         return cs;
     });
+    m.def(
+        "clone_exact",
+        [](const CoreState &c) {
+            // Python's State.clone(): the generators copied exactly; in the core unless one is a Python one
+            // of another kind than PCG64
+            auto cs = std::make_unique<CoreState>();
+            cs->s = c.s;
+            if (!cs->s.rng.copy_of(c.s.rng)) attach(*cs, copy_generator(c.s.rng, c.generator));
+            if (c.s.launcher_rng != nullptr) {
+                cs->s.launcher_owner.reset();
+                if (!cs->s.launcher_rng.copy_of(c.s.launcher_rng)) {
+                    auto *owner = static_cast<py::object *>(c.s.launcher_owner.get());
+                    own_launcher(cs->s, copy_generator(c.s.launcher_rng, *owner));
+                }
+            }
+            return cs;
+        },
+        "An exact copy of a state, its generators copied too.");
+    m.def(
+        "clone_seeded",
+        [](const CoreState &c, py::object seeder) {
+            // the copy sample_hidden makes: generators PCG64(seeder.integers(2**63)), the launcher's next
+            bitgen_t *draw = bitgen_of(seeder);
+            auto cs = std::make_unique<CoreState>();
+            cs->s = c.s;
+            cs->s.rng.seed(rng_integers_2_63(draw));
+            if (c.s.launcher_rng != nullptr) {
+                cs->s.launcher_owner.reset();
+                cs->s.launcher_rng.seed(rng_integers_2_63(draw));
+            }
+            return cs;
+        },
+        "A copy of a state on new generators seeded from `seeder` (as sample_hidden seeds them).");
     m.def("legal_actions", [](const Rules &g, CoreState &c) { return legal_actions(g, c.s); });
     m.def("legal_action_mask", [](const Rules &g, CoreState &c, py::array_t<int8_t> out) {
         if (out.ndim() != 1 || out.shape(0) != g.num_actions)

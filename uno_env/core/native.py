@@ -102,15 +102,18 @@ def rules_tables(g: Game) -> dict:
     }
 
 
+_set = object.__setattr__
+
+
 class NativeState:
     """A game held by the compiled core; reads like a ``State`` (see the module docstring)."""
 
     __slots__ = ("_c", "_game", "_snapshot")
 
     def __init__(self, core_state, game: "NativeGame"):
-        self._c = core_state
-        self._game = game
-        self._snapshot = None  # (decisions taken, the Python State read from the core then)
+        _set(self, "_c", core_state)  # (past __setattr__, which refuses every other name)
+        _set(self, "_game", game)
+        _set(self, "_snapshot", None)  # (decisions taken, the Python State read from the core then)
 
     @property
     def current_seat(self) -> int:
@@ -160,7 +163,7 @@ class NativeState:
 
     def __setattr__(self, name: str, value) -> None:
         if name in NativeState.__slots__:
-            object.__setattr__(self, name, value)
+            _set(self, name, value)
             return
         raise AttributeError(f"a native state changes only through the facade (Game.step); {name!r} cannot be set "
                              f"here: build the game with backend='python' to edit a state directly")
@@ -176,18 +179,16 @@ class NativeState:
 
     def clone(self, rng: np.random.Generator | None = None) -> "NativeState":
         """Independent copy, including the generators' positions (or both drawing from ``rng``)."""
-        launcher = self._c.launcher_generator
-        if launcher is not None:
-            launcher = rng if rng is not None else _copy_generator(launcher)
-        return NativeState(_core.clone(self._c, rng if rng is not None else _copy_generator(self._c.generator),
-                                       launcher), self._game)
+        if rng is None:  # copied in the core (a PCG64's position is 32 bytes)
+            return NativeState(_core.clone_exact(self._c), self._game)
+        return NativeState(_core.clone(self._c, rng, rng if self._c.has_launcher else None), self._game)
 
     def to_python(self, copy_rng: bool = True) -> State:
         """An equal Python ``State`` (with its own copies of the generators unless ``copy_rng`` is false)."""
         d = _core.state_to_dict(self._c)
         if copy_rng and d["launcher_rng"] is not None:
             d["launcher_rng"] = _copy_generator(d["launcher_rng"])
-        return to_python(self._game, d, _copy_generator(self._c.generator) if copy_rng else self._c.generator)
+        return to_python(self._game, d, _core.generator_copy(self._c) if copy_rng else self._c.generator)
 
     def __repr__(self) -> str:
         return f"NativeState(phase={self.phase.value}, current_seat={self.current_seat}, steps={self.steps})"
@@ -256,8 +257,10 @@ class NativeGame(Game):
     # ------------------------------------------------------------- states
 
     def new_state(self, seed: int | None = None) -> NativeState:
-        rng = np.random.Generator(np.random.PCG64(seed))
-        s = NativeState(_core.new_state(self._tables, rng), self)
+        if type(seed) is int and 0 <= seed < 2 ** 64:  # PCG64(seed) seeded and held by the core
+            s = NativeState(_core.new_state_seeded(self._tables, seed), self)
+        else:
+            s = NativeState(_core.new_state(self._tables, np.random.Generator(np.random.PCG64(seed))), self)
         self._recent = s
         return s
 
@@ -269,7 +272,7 @@ class NativeGame(Game):
         return Game.to_spec(self, state.to_python(copy_rng=False) if isinstance(state, NativeState) else state)
 
     def clone(self, state: NativeState) -> NativeState:
-        return state.clone()
+        return NativeState(_core.clone_exact(state._c), self)
 
     def sample_hidden(self, state, seat, rng, share_rng=False, void_weight=1.0, kind_weights=None):
         # the sampler clones onto ``rng`` (or generators seeded from it): the state's own are never drawn from,
