@@ -330,6 +330,7 @@ def test_the_bench_measures_both_backends_where_the_core_serves():
     rows, why = vector_speed("classic", 2, games=4, seconds=0.05, rounds=2)
     assert [r["name"] for r in rows] == ["VectorGames python classic 2p", "VectorGames native classic 2p"] and not why
     assert all(r["samples"] > 0 and 0 < r["step_seconds"] <= r["seconds"] for r in rows)
+    assert all(r["agent_samples"] > 0 and r["agent_seconds"] > 0 for r in rows)
     rows, why = vector_speed("flip", 2, games=4, seconds=0.05, rounds=2)
     assert [r["name"] for r in rows] == ["VectorGames python flip 2p", "VectorGames native flip 2p"] and not why
 

@@ -136,9 +136,12 @@ def vector_speed(variant: str, players: int, games: int = VECTOR_GAMES, seconds:
     """Samples/s of ``VectorGames`` on each backend that serves the rules, interleaved in ``rounds`` slices.
 
     Each row has ``samples`` (games x steps), ``seconds`` (the whole loop: choosing the actions from the mask
-    in numpy, the same way for both, and ``step``) and ``step_seconds`` (``step`` alone). Also returns why
-    there is no native row ('' when there is one).
+    in numpy, the same way for both, and ``step``), ``step_seconds`` (``step`` alone), and ``agent_samples``
+    and ``agent_seconds``: the whole loop with the ``random`` agent's ``act_batch`` choosing instead (the
+    compiled core's, where it is built, for either backend). Also returns why there is no native row ('' when
+    there is one).
     """
+    from agents.base import RandomAgent
     from uno_env.errors import RuleError
     from uno_env.vector import VectorGames
 
@@ -151,13 +154,14 @@ def vector_speed(variant: str, players: int, games: int = VECTOR_GAMES, seconds:
     for backend, vec in batches.items():
         vec.reset(seed=seed)
         rows[backend] = {"name": f"VectorGames {backend} {variant} {players}p", "rng": np.random.default_rng(seed),
-                         "samples": 0, "seconds": 0.0, "step_seconds": 0.0}
+                         "agent": RandomAgent(seed), "samples": 0, "seconds": 0.0, "step_seconds": 0.0,
+                         "agent_samples": 0, "agent_seconds": 0.0}
     clock = time.perf_counter
     for _ in range(rounds):
         for backend, vec in batches.items():
             row, mask = rows[backend], vec.mask
             start = clock()
-            deadline = start + seconds / rounds
+            deadline = start + seconds / rounds / 2
             while True:
                 actions = uniform_legal(mask, row["rng"])
                 before = clock()
@@ -168,7 +172,16 @@ def vector_speed(variant: str, players: int, games: int = VECTOR_GAMES, seconds:
                 if now >= deadline:
                     break
             row["seconds"] += now - start
-    return [{k: v for k, v in row.items() if k != "rng"} for row in rows.values()], why
+            start, act, obs = clock(), row["agent"].act_batch, vec.obs
+            deadline = start + seconds / rounds / 2
+            while True:
+                mask = vec.step(act(obs, mask))[2]
+                row["agent_samples"] += games
+                now = clock()
+                if now >= deadline:
+                    break
+            row["agent_seconds"] += now - start
+    return [{k: v for k, v in row.items() if k not in ("rng", "agent")} for row in rows.values()], why
 
 
 def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, steps: int = ENCODE_STEPS,
@@ -437,12 +450,14 @@ def _core_covers(variant: str, players: int) -> bool:
 
 def _print_vector_speed(variant: str, players: int, seconds: float) -> None:
     rows, why = vector_speed(variant, players, seconds=seconds)
-    print(f"VectorGames, {VECTOR_GAMES} games, uniformly random legal actions chosen in numpy; interleaved, "
-          f"{seconds:g} s each; samples/s of the whole loop and of step alone")
+    print(f"VectorGames, {VECTOR_GAMES} games, uniformly random legal actions; interleaved, {seconds:g} s each; "
+          f"samples/s of the whole loop choosing in numpy, of step alone, and of the whole loop with the "
+          f"random agent's act_batch choosing")
     for row in rows:
         loop, step = row["samples"] / row["seconds"], row["samples"] / row["step_seconds"]
+        agent = row["agent_samples"] / row["agent_seconds"]
         ratio = f"{loop / (rows[0]['samples'] / rows[0]['seconds']):.2f}x" if row is not rows[0] else ""
-        print(f"  {row['name']:<38}{loop:>12,.0f} loop{step:>12,.0f} step{ratio:>9}")
+        print(f"  {row['name']:<38}{loop:>12,.0f} loop{step:>12,.0f} step{agent:>12,.0f} act_batch loop{ratio:>9}")
     if why:
         print(f"  VectorGames native: not measured ({why})")
 

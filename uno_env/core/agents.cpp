@@ -488,12 +488,13 @@ struct Heuristic {
 };
 
 int act_random(int num_actions, const int8_t *mask, bitgen_t *rng) {
-    thread_local std::vector<int> legal;  // reused row after row: no allocation per decision
-    legal.clear();
-    for (int a = 0; a < num_actions; ++a)
-        if (mask[a]) legal.push_back(a);
-    if (legal.empty()) throw std::runtime_error("random: the mask has no legal action");
-    return legal[pick(rng, static_cast<int>(legal.size()))];
+    // legal[pick(count)] without building the list: count the legal ids, then walk to the picked one
+    int count = 0;
+    for (int a = 0; a < num_actions; ++a) count += mask[a] != 0;
+    if (count == 0) throw std::runtime_error("random: the mask has no legal action");
+    int left = pick(rng, count);
+    for (int a = 0;; ++a)
+        if (mask[a] && left-- == 0) return a;
 }
 
 using Rows = py::array_t<float, py::array::c_style>;

@@ -7,8 +7,8 @@ RLCard's random agent's choices, drawn by the same UniformPicker arithmetic), in
 slices so that a busy machine slows all alike:
 
 - ``python``: the Python engine through the facade (new_state, legal_actions, step), one game per seed;
-- ``core, seeded``: the same games (same seeds, same picks) played inside the core, one call per game;
-  each game's numpy Generator is still made in Python (about 10 us of the time);
+- ``core, seeded``: the same games (same seeds, same picks) played inside the core, one call per game
+  (the game's generator seeded in the core, as numpy seeds PCG64);
 - ``core, one stream``: games dealt one after another from one continuing generator, 100 games per
   call (no Python per game; other deals than the seeded ones, the same policy);
 - ``rlcard``: RLCard's bare UnoGame loop (classic only; every variant is compared with it).
