@@ -67,7 +67,10 @@ void note_placement(const Rules &g, State &s, int p, int kind) {
     }
 }
 
-bool holds_colour(const Rules &g, const State &s, int seat, int colour, int playing = -1) {
+}  // namespace
+
+// (declared in engine.hpp: the sampler recomputes a challenge's verdict with it)
+bool holds_colour(const Rules &g, const State &s, int seat, int colour, int playing) {
     const auto &hand = s.hands[seat];
     for (int k : g.kinds_of_colour[colour])
         if (hand[k]) return true;
@@ -79,6 +82,8 @@ bool holds_colour(const Rules &g, const State &s, int seat, int colour, int play
             if (hand[k]) return true;
     return false;
 }
+
+namespace {
 
 // variants/flex.py's flex_turn_plays: FLEX-mode play ids legal for seat p now, ascending
 void flex_turn_plays(const Rules &g, const State &s, int p, std::vector<int> &acts) {
@@ -1036,8 +1041,11 @@ void on_optimus_place(const Rules &g, State &s, int a) {
 
 // ------------------------------------------------------------------ decisions (Game._on_*)
 
+}  // namespace
+
 // Game._drawn_card_plays: its regular play, and (Flex) its FLEX play, into `acts`; whether there is one
-bool drawn_card_plays(const Rules &g, const State &s, int p, int kind, std::vector<int> *acts = nullptr) {
+// (declared in engine.hpp: the sampler pins a drawn card that could be played)
+bool drawn_card_plays(const Rules &g, const State &s, int p, int kind, std::vector<int> *acts) {
     bool any = false;
     if (plays_on(g, s, kind) && (g.bluffing || !g.restricted[kind] || !holds_colour(g, s, p, s.colour, kind))) {
         any = true;
@@ -1053,6 +1061,8 @@ bool drawn_card_plays(const Rules &g, const State &s, int p, int kind, std::vect
     }
     return any;
 }
+
+namespace {
 
 void offer_drawn(State &s, int kind) {
     s.drawn_kind = kind;

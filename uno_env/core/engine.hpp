@@ -182,5 +182,9 @@ bool step(const Rules &g, State &s, int action);  // false (state unchanged) whe
 void run(const Rules &g, State &s);
 void start_round(const Rules &g, State &s);
 void build_tables(Rules &g);  // the tables the core derives from the ones it is given (playable_on)
+// turn.holds_colour: whether `seat` holds a card matching `colour` (a restricted wild's verdict), not
+// counting one copy of `playing`; Game._drawn_card_plays: whether the card just drawn could be played (and how)
+bool holds_colour(const Rules &g, const State &s, int seat, int colour, int playing = -1);
+bool drawn_card_plays(const Rules &g, const State &s, int p, int kind, std::vector<int> *acts = nullptr);
 
 }  // namespace uno

@@ -6,9 +6,9 @@ the facade's questions (``current_seat``, ``phase``, ``is_over``, ``winner``, ``
 any other ``State`` attribute (``hands``, ``discard``, ...) is read from a snapshot, so code that reads a
 state works on both backends (slowly on this one: the hot paths belong in the core).
 
-Scenario specs, ``to_spec`` and hidden-information sampling go through the Python engine: a native state
-is turned into an equal Python ``State`` (``to_python``) and back (``from_python``), the round trip the
-differential tests check.
+Scenario specs and ``to_spec`` go through the Python engine: a native state is turned into an equal Python
+``State`` (``to_python``) and back (``from_python``), the round trip the differential tests check.
+Hidden-information sampling runs in the core (``uno_env/core/sample.cpp``, the twin of ``uno_env/sampling.py``).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from .. import turn
 from ..cards import Effect
 from ..errors import IllegalActionError, RuleError
 from ..game import Game
+from ..sampling import _checked_kind_weights
 from ..state import Penalty, Phase, State, _copy_generator
 from ..variants import attack, classic, flex, flip
 from . import _core
@@ -242,6 +243,19 @@ def from_python(g: "NativeGame", s: State, rng: np.random.Generator | None = Non
     return NativeState(_core.state_from_dict(g._tables, d, s.rng if rng is None else rng), g)
 
 
+_new_native, _set_core, _set_game, _set_snapshot = (NativeState.__new__, NativeState._c.__set__,
+                                                    NativeState._game.__set__, NativeState._snapshot.__set__)
+
+
+def _wrap(core_state, game: "NativeGame") -> NativeState:
+    """``NativeState(core_state, game)`` past its guarded ``__setattr__`` (a third of the time; samples are many)."""
+    s = _new_native(NativeState)
+    _set_core(s, core_state)
+    _set_game(s, game)
+    _set_snapshot(s, None)
+    return s
+
+
 class NativeGame(Game):
     """``Game`` whose states live in the compiled core (``Game(..., backend="native")``)."""
 
@@ -275,11 +289,28 @@ class NativeGame(Game):
         return NativeState(_core.clone_exact(state._c), self)
 
     def sample_hidden(self, state, seat, rng, share_rng=False, void_weight=1.0, kind_weights=None):
-        # the sampler clones onto ``rng`` (or generators seeded from it): the state's own are never drawn from,
-        # so its Python twin may share them instead of copying them
-        sampled = Game.sample_hidden(self, state.to_python(copy_rng=False), seat, rng, share_rng, void_weight,
-                                     kind_weights)
-        return from_python(self, sampled)
+        # uno_env/sampling.py's sample_hidden: the same checks and seeding draws here, the redeal in the core
+        # (uno_env/core/sample.cpp), drawing from ``rng`` in the same order
+        c = state._c
+        n = self.num_players
+        if not 0 <= seat < n:
+            raise ValueError(f"seat {seat} is not a seat of this {n}-player game (0..{n - 1})")
+        if not 0.0 <= void_weight <= 1.0:
+            raise ValueError(f"void_weight {void_weight!r} is out of range: a weight in [0, 1] (1 ignores the voids)")
+        if kind_weights is not None:
+            kind_weights = _checked_kind_weights(self, state, kind_weights)
+        launcher = c.launcher_generator
+        if share_rng:  # State.clone(rng): the launcher draws from rng too
+            fresh = rng
+            if launcher is not None:
+                launcher = rng
+        else:
+            fresh = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
+            if launcher is not None:
+                launcher = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
+        t = _core.clone(c, fresh, launcher)
+        _core.sample_hidden_into(self._tables, c, t, seat, rng, void_weight, kind_weights)
+        return _wrap(t, self)
 
     # ------------------------------------------------------------- legal actions
 
