@@ -228,5 +228,6 @@ def test_bench_search_reports_every_part_of_the_search_path(capsys):
     out = capsys.readouterr().out
     for label in ("clone", "sample (own generator)", "sample (shared generator)", "sample (shared, void_weight=0.2)",
                   "rollout", "rollout, uniform random", "ismcts iterations=5",
-                  "core clone", "core sample (shared generator)", "core rollout, uniform random"):
+                  "core clone", "core sample (shared generator)", "core clone, inside the core",
+                  "core sample, inside the core", "core rollout, uniform random"):
         assert label in out

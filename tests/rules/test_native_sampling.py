@@ -244,21 +244,36 @@ def test_bad_arguments_are_refused_alike(variant, kwargs, message):
 
 
 def test_the_binding_checks_what_it_is_handed():
-    """Called directly, the core's sampler refuses a seat, a weight array or a target it cannot use."""
+    """Called directly, the core's sampler refuses a seat, a weight array or a state it cannot use."""
     g = Game("classic", 2, backend="native")
     other = Game("classic", 3, backend="native")
     s = g.new_state(0)
     rng = np.random.default_rng(0)
-    t = _core.clone(s._c, rng, None)
-    for seat, weights, target, message in [
-        (2, None, t, "seat 2 is not a seat"),
-        (-1, None, t, "seat -1 is not a seat"),
-        (0, np.ones((2, g.num_kinds - 1)), t, r"kind_weights has shape \(players, kinds\)"),
-        (0, np.ones(g.num_kinds), t, r"kind_weights has shape \(players, kinds\)"),
-        (0, None, s._c, "the target must be a copy"),
+    for seat, weights, source, message in [
+        (2, None, s._c, "seat 2 is not a seat"),
+        (-1, None, s._c, "seat -1 is not a seat"),
+        (0, np.ones((2, g.num_kinds - 1)), s._c, r"kind_weights has shape \(players, kinds\)"),
+        (0, np.ones(g.num_kinds), s._c, r"kind_weights has shape \(players, kinds\)"),
         (0, None, other.new_state(0)._c, "a state of other rules"),
     ]:
-        with pytest.raises(ValueError, match=message):
-            _core.sample_hidden_into(g._tables, s._c, target, seat, rng, 1.0, weights)
+        for share in (True, False):
+            with pytest.raises(ValueError, match=message):
+                _core.sample_hidden(g._tables, source, seat, rng, share, 1.0, weights)
     with pytest.raises(ValueError, match=r"void_weight is a weight in \[0, 1\]"):
-        _core.sample_hidden_into(g._tables, s._c, t, 0, rng, float("nan"), None)
+        _core.sample_hidden(g._tables, s._c, 0, rng, True, float("nan"), None)
+
+
+def test_many_samples_inside_the_core_draw_as_many_samples_through_the_facade():
+    """``sample_many`` (bench search's in-core row) deals what ``count`` shared-generator samples deal."""
+    g = Game("classic", 2, backend="native")
+    s = g.new_state(4)
+    for _ in range(9):
+        g.step(s, g.legal_actions(s)[0])
+    a, b = np.random.default_rng(3), np.random.default_rng(3)
+    cards = _core.sample_many(g._tables, s._c, s.current_seat, a, 5)
+    worlds = [g.sample_hidden(s, s.current_seat, b, share_rng=True) for _ in range(5)]
+    assert cards == sum(len(w.draw_pile) for w in worlds)
+    assert a.bit_generator.state == b.bit_generator.state
+    assert _core.clone_many(s._c, 3) == 3 * s.steps
+    with pytest.raises(ValueError, match="count must be >= 0"):
+        _core.sample_many(g._tables, s._c, 0, a, -1)

@@ -15,8 +15,10 @@ alternate for ``--rounds`` rounds so a busy machine slows all of them alike. Row
 
 These run on the Python engine, where the search runs (IS-MCTS searches on a Python twin of a native
 game). Beside them, interleaved, the same positions on the compiled core where it covers the rules:
-``core clone``, ``core sample`` (today a round trip through the Python sampler) and ``core rollout,
-uniform random`` (whole games inside the core, ``play_random``).
+``core clone`` and ``core sample (shared generator)`` through the facade (a Python call and a new
+``NativeState`` each), the same inside the core (``inside the core``: many per call, what a search
+running in the core pays: ``clone_many``, ``sample_many``), and ``core rollout, uniform random``
+(whole games inside the core, ``play_random``).
 """
 from __future__ import annotations
 
@@ -132,6 +134,17 @@ def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list
 
     clone = _each(twins, native.clone)
     sample = _each(twins, lambda s: native.sample_hidden(s, s.current_seat, rng, share_rng=True))
+    per_call = 20  # copies or samples of one position per call inside the core
+
+    def clone_inside():
+        for s in twins:
+            core._core.clone_many(s._c, per_call)
+        return per_call * len(twins)
+
+    def sample_inside():
+        for s in twins:
+            core._core.sample_many(native._tables, s._c, s.current_seat, rng, per_call)
+        return per_call * len(twins)
 
     def rollout():
         done = 0
@@ -141,6 +154,8 @@ def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list
         return done
 
     return [("core clone", "copies/s", clone), ("core sample (shared generator)", "samples/s", sample),
+            ("core clone, inside the core", "copies/s", clone_inside),
+            ("core sample, inside the core", "samples/s", sample_inside),
             ("core rollout, uniform random", "decisions/s", rollout)]
 
 

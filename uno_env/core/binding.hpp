@@ -3,6 +3,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
+
 #include "engine.hpp"
 
 namespace uno {
@@ -33,6 +35,13 @@ pybind11::object copy_generator(const RngSlot &slot, const pybind11::object &gen
 // The numpy Generator a state draws from: the core's own is handed over the first time Python asks for it
 // (a Generator at its position, which the state draws from from then on, so Python and core share one stream).
 pybind11::object generator_of(CoreState &cs);
+// Attack's launcher drawing from a numpy Generator, which the state keeps alive (launcher_owner).
+void own_launcher(State &s, pybind11::object generator);
+// Python's State.clone(rng): a copy drawing from `generator`, its launcher from `launcher` (None: none).
+std::unique_ptr<CoreState> clone_onto(const CoreState &c, pybind11::object generator, pybind11::object launcher);
+// The copy sample_hidden makes without share_rng: its generator PCG64(seeder.integers(2**63)), then the
+// launcher's the same way (Attack), both held by the core.
+std::unique_ptr<CoreState> clone_seeded(const CoreState &c, bitgen_t *seeder);
 // Checks once that numpy's PCG64 is laid out as the core reads it; until then states are copied through Python.
 void check_pcg64_layout();
 

@@ -67,6 +67,36 @@ py::object copy_generator(const RngSlot &slot, const py::object &generator) {
     return py::module_::import("uno_env.state").attr("_copy_generator")(generator);  // another bit generator
 }
 
+// Attack's launcher generator: a numpy Generator owned by the state (through launcher_owner)
+void own_launcher(State &s, py::object generator) {
+    s.launcher_rng = bitgen_of(generator);
+    s.launcher_owner = std::shared_ptr<void>(new py::object(std::move(generator)), [](void *p) {
+        py::gil_scoped_acquire gil;
+        delete static_cast<py::object *>(p);
+    });
+}
+
+std::unique_ptr<CoreState> clone_onto(const CoreState &c, py::object generator, py::object launcher) {
+    auto cs = std::make_unique<CoreState>();
+    cs->s = c.s;
+    attach(*cs, std::move(generator));
+    cs->s.launcher_rng = nullptr;
+    cs->s.launcher_owner.reset();
+    if (!launcher.is_none()) own_launcher(cs->s, std::move(launcher));
+    return cs;
+}
+
+std::unique_ptr<CoreState> clone_seeded(const CoreState &c, bitgen_t *seeder) {
+    auto cs = std::make_unique<CoreState>();
+    cs->s = c.s;
+    cs->s.rng.seed(rng_integers_2_63(seeder));
+    if (c.s.launcher_rng != nullptr) {
+        cs->s.launcher_owner.reset();
+        cs->s.launcher_rng.seed(rng_integers_2_63(seeder));
+    }
+    return cs;
+}
+
 py::object generator_of(CoreState &cs) {
     if (cs.s.rng.owned) attach(cs, numpy_generator(cs.s.rng.own));
     return cs.generator;
@@ -262,15 +292,6 @@ Step step_from(const py::handle &h) {
 }
 
 py::object opt_int(int v) { return v < 0 ? py::object(py::none()) : py::object(py::int_(v)); }
-
-// Attack's launcher generator: a numpy Generator owned by the state (through launcher_owner)
-void own_launcher(State &s, py::object generator) {
-    s.launcher_rng = bitgen_of(generator);
-    s.launcher_owner = std::shared_ptr<void>(new py::object(std::move(generator)), [](void *p) {
-        py::gil_scoped_acquire gil;
-        delete static_cast<py::object *>(p);
-    });
-}
 
 // The launcher's generator as Python sees it: the core's own is handed over as a numpy Generator the first
 // time it is asked for, and both draw from that one from then on.
@@ -598,16 +619,8 @@ PYBIND11_MODULE(_core, m) {
     m.def(
         "generator_copy", [](const CoreState &c) { return copy_generator(c.s.rng, c.generator); },
         "A new numpy Generator at the state's generator's position (the state's is not handed over).");
-    m.def("clone", [](const CoreState &c, py::object generator, py::object launcher) {
-        // (Python's State.clone: the generators copied, or both set to one given generator)
-        auto cs = std::make_unique<CoreState>();
-        cs->s = c.s;
-        attach(*cs, std::move(generator));
-        cs->s.launcher_rng = nullptr;
-        cs->s.launcher_owner.reset();
-        if (!launcher.is_none()) own_launcher(cs->s, std::move(launcher));
-        return cs;
-    });
+    m.def("clone", &clone_onto, py::arg("state"), py::arg("generator"), py::arg("launcher"),
+          "A copy of a state drawing from `generator` (and its launcher from `launcher`, None: no launcher).");
     m.def(
         "clone_exact",
         [](const CoreState &c) {
@@ -627,20 +640,25 @@ PYBIND11_MODULE(_core, m) {
         },
         "An exact copy of a state, its generators copied too.");
     m.def(
-        "clone_seeded",
-        [](const CoreState &c, py::object seeder) {
-            // the copy sample_hidden makes: generators PCG64(seeder.integers(2**63)), the launcher's next
-            bitgen_t *draw = bitgen_of(seeder);
-            auto cs = std::make_unique<CoreState>();
-            cs->s = c.s;
-            cs->s.rng.seed(rng_integers_2_63(draw));
-            if (c.s.launcher_rng != nullptr) {
-                cs->s.launcher_owner.reset();
-                cs->s.launcher_rng.seed(rng_integers_2_63(draw));
-            }
-            return cs;
-        },
+        "clone_seeded", [](const CoreState &c, py::object seeder) { return clone_seeded(c, bitgen_of(seeder)); },
         "A copy of a state on new generators seeded from `seeder` (as sample_hidden seeds them).");
+    m.def(
+        "clone_many",
+        [](const CoreState &c, int count) {
+            // what a search inside the core pays per copy (bench search): `count` exact copies, one kept at a time
+            if (count < 0) throw std::invalid_argument("clone_many: count must be >= 0");
+            State copy;
+            long long steps = 0;
+            for (int i = 0; i < count; ++i) {
+                copy = c.s;
+                if (!copy.rng.copy_of(c.s.rng)) throw std::invalid_argument("clone_many: the state's generator is not a PCG64");
+                if (c.s.launcher_rng != nullptr && !copy.launcher_rng.copy_of(c.s.launcher_rng))
+                    throw std::invalid_argument("clone_many: the launcher's generator is not a PCG64");
+                steps += copy.steps;
+            }
+            return steps;
+        },
+        py::arg("state"), py::arg("count"), "`count` exact copies of a state inside the core (bench search).");
     m.def("legal_actions", [](const Rules &g, CoreState &c) { return legal_actions(g, c.s); });
     m.def("legal_action_mask", [](const Rules &g, CoreState &c, py::array_t<int8_t> out) {
         if (out.ndim() != 1 || out.shape(0) != g.num_actions)

@@ -103,18 +103,17 @@ def rules_tables(g: Game) -> dict:
     }
 
 
-_set = object.__setattr__
-
-
 class NativeState:
     """A game held by the compiled core; reads like a ``State`` (see the module docstring)."""
 
     __slots__ = ("_c", "_game", "_snapshot")
 
     def __init__(self, core_state, game: "NativeGame"):
-        _set(self, "_c", core_state)  # (past __setattr__, which refuses every other name)
-        _set(self, "_game", game)
-        _set(self, "_snapshot", None)  # (decisions taken, the Python State read from the core then)
+        # through the slots' own setters, past __setattr__ (which refuses every other name): states are made
+        # by the thousand in a search
+        _set_core(self, core_state)
+        _set_game(self, game)
+        _set_snapshot(self, None)  # (decisions taken, the Python State read from the core then)
 
     @property
     def current_seat(self) -> int:
@@ -164,7 +163,7 @@ class NativeState:
 
     def __setattr__(self, name: str, value) -> None:
         if name in NativeState.__slots__:
-            _set(self, name, value)
+            object.__setattr__(self, name, value)
             return
         raise AttributeError(f"a native state changes only through the facade (Game.step); {name!r} cannot be set "
                              f"here: build the game with backend='python' to edit a state directly")
@@ -193,6 +192,9 @@ class NativeState:
 
     def __repr__(self) -> str:
         return f"NativeState(phase={self.phase.value}, current_seat={self.current_seat}, steps={self.steps})"
+
+
+_set_core, _set_game, _set_snapshot = NativeState._c.__set__, NativeState._game.__set__, NativeState._snapshot.__set__
 
 
 class FrozenList(list):
@@ -243,19 +245,6 @@ def from_python(g: "NativeGame", s: State, rng: np.random.Generator | None = Non
     return NativeState(_core.state_from_dict(g._tables, d, s.rng if rng is None else rng), g)
 
 
-_new_native, _set_core, _set_game, _set_snapshot = (NativeState.__new__, NativeState._c.__set__,
-                                                    NativeState._game.__set__, NativeState._snapshot.__set__)
-
-
-def _wrap(core_state, game: "NativeGame") -> NativeState:
-    """``NativeState(core_state, game)`` past its guarded ``__setattr__`` (a third of the time; samples are many)."""
-    s = _new_native(NativeState)
-    _set_core(s, core_state)
-    _set_game(s, game)
-    _set_snapshot(s, None)
-    return s
-
-
 class NativeGame(Game):
     """``Game`` whose states live in the compiled core (``Game(..., backend="native")``)."""
 
@@ -299,18 +288,9 @@ class NativeGame(Game):
             raise ValueError(f"void_weight {void_weight!r} is out of range: a weight in [0, 1] (1 ignores the voids)")
         if kind_weights is not None:
             kind_weights = _checked_kind_weights(self, state, kind_weights)
-        launcher = c.launcher_generator
-        if share_rng:  # State.clone(rng): the launcher draws from rng too
-            fresh = rng
-            if launcher is not None:
-                launcher = rng
-        else:
-            fresh = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
-            if launcher is not None:
-                launcher = np.random.Generator(np.random.PCG64(int(rng.integers(2 ** 63))))
-        t = _core.clone(c, fresh, launcher)
-        _core.sample_hidden_into(self._tables, c, t, seat, rng, void_weight, kind_weights)
-        return _wrap(t, self)
+        # the copy (onto ``rng``, or on generators seeded from it) and the redeal, in one call
+        t = _core.sample_hidden(self._tables, c, seat, rng, share_rng, void_weight, kind_weights)
+        return NativeState(t, self)
 
     # ------------------------------------------------------------- legal actions
 

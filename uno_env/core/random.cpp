@@ -12,7 +12,12 @@ int64_t rng_integers(bitgen_t *rng, int64_t n) {
     return static_cast<int64_t>(out);
 }
 
+namespace {
+bool shuffle_inline(bitgen_t *rng, std::vector<int> &items);
+}
+
 void rng_shuffle(bitgen_t *rng, std::vector<int> &items) {
+    if (shuffle_inline(rng, items)) return;  // a PCG64: the same draws without a call per card
     for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(items.size()) - 1; i >= 1; --i) {
         auto j = static_cast<std::ptrdiff_t>(random_interval(rng, static_cast<uint64_t>(i)));
         std::swap(items[i], items[j]);
@@ -92,6 +97,49 @@ struct NumpyPcg64State {
     uint32_t uinteger;
 };
 uint64_t (*numpy_pcg64_next64)(void *) = nullptr;  // set once the layout is checked
+
+// numpy's random_interval (masked rejection: the smallest all-ones mask >= max, 32-bit draws below 2**32)
+inline uint64_t interval(Pcg64 &p, uint64_t max) {
+    if (max == 0) return 0;
+    uint64_t mask = max;
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    mask |= mask >> 8;
+    mask |= mask >> 16;
+    mask |= mask >> 32;
+    uint64_t value;
+    if (max <= 0xffffffffULL) {
+        while ((value = (next_uint32(&p) & mask)) > max) {
+        }
+    } else {
+        while ((value = (pcg64_next64_of(p) & mask)) > max) {
+        }
+    }
+    return value;
+}
+
+// Generator.shuffle on a PCG64 (the core's own, or numpy's read and written back): the draws of
+// random_interval, inlined; false for another bit generator
+bool shuffle_inline(bitgen_t *rng, std::vector<int> &items) {
+    Pcg64 *p = nullptr;
+    Pcg64 local;
+    bool numpy = false;
+    if (rng->next_uint64 == next_uint64) {
+        p = static_cast<Pcg64 *>(rng->state);
+    } else if (load_numpy_pcg64(rng, local)) {
+        p = &local;
+        numpy = true;
+    } else {
+        return false;
+    }
+    for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(items.size()) - 1; i >= 1; --i) {
+        auto j = static_cast<std::ptrdiff_t>(interval(*p, static_cast<uint64_t>(i)));
+        std::swap(items[i], items[j]);
+    }
+    if (numpy) store_numpy_pcg64(local, rng);
+    return true;
+}
 
 }  // namespace
 

@@ -508,28 +508,55 @@ void check_shapes(const Rules &g, const State &s) {
 void bind_sample(py::module_ &m) {
     using namespace uno;
     m.def(
-        "sample_hidden_into",
-        [](const Rules &g, const CoreState &source, CoreState &target, int seat, py::object generator,
-           double void_weight, py::object kind_weights) {
-            if (&source == &target) throw std::invalid_argument("sample_hidden_into: the target must be a copy");
+        "sample_hidden",
+        [](const Rules &g, const CoreState &source, int seat, py::object generator, bool share_rng, double void_weight,
+           py::object kind_weights) {
             check_shapes(g, source.s);
-            check_shapes(g, target.s);
             if (seat < 0 || seat >= g.num_players)
-                throw std::invalid_argument("sample_hidden_into: seat " + std::to_string(seat) + " is not a seat");
+                throw std::invalid_argument("sample_hidden: seat " + std::to_string(seat) + " is not a seat");
             if (!(void_weight >= 0.0 && void_weight <= 1.0))
-                throw std::invalid_argument("sample_hidden_into: void_weight is a weight in [0, 1]");
-            if (kind_weights.is_none()) {
-                sample_hidden_into(g, source.s, target.s, seat, bitgen_of(generator), void_weight, nullptr);
-                return;
+                throw std::invalid_argument("sample_hidden: void_weight is a weight in [0, 1]");
+            py::array_t<double, py::array::c_style | py::array::forcecast> weights;
+            if (!kind_weights.is_none()) {
+                if (g.flip) throw std::invalid_argument("sample_hidden: kind_weights applies to one-sided decks");
+                weights = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(kind_weights);
+                if (!weights || weights.ndim() != 2 || weights.shape(0) != g.num_players ||
+                    weights.shape(1) != g.num_kinds)
+                    throw std::invalid_argument("sample_hidden: kind_weights has shape (players, kinds)");
             }
-            if (g.flip) throw std::invalid_argument("sample_hidden_into: kind_weights applies to one-sided decks");
-            auto weights = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(kind_weights);
-            if (!weights || weights.ndim() != 2 || weights.shape(0) != g.num_players || weights.shape(1) != g.num_kinds)
-                throw std::invalid_argument("sample_hidden_into: kind_weights has shape (players, kinds)");
-            sample_hidden_into(g, source.s, target.s, seat, bitgen_of(generator), void_weight, weights.data());
+            bitgen_t *rng = bitgen_of(generator);
+            // uno_env/sampling.py: the copy first (drawing from `generator`, or on generators seeded from it)
+            auto target = share_rng ? clone_onto(source, generator, source.s.launcher_rng != nullptr ? generator
+                                                                                                  : py::none())
+                                    : clone_seeded(source, rng);
+            sample_hidden_into(g, source.s, target->s, seat, rng, void_weight,
+                               kind_weights.is_none() ? nullptr : weights.data());
+            return target;
         },
-        py::arg("rules"), py::arg("source"), py::arg("target"), py::arg("seat"), py::arg("generator"),
+        py::arg("rules"), py::arg("source"), py::arg("seat"), py::arg("generator"), py::arg("share_rng"),
         py::arg("void_weight"), py::arg("kind_weights"),
-        "Redraw in `target` (a clone of `source`) what `seat` cannot see, drawing from `generator` as "
-        "uno_env.sampling.sample_hidden does after its clone.");
+        "uno_env.sampling.sample_hidden on a core state: a new state with what `seat` cannot see redrawn, "
+        "drawing from `generator` in the same order.");
+    m.def(
+        "sample_many",
+        [](const Rules &g, const CoreState &source, int seat, py::object generator, int count) {
+            // what a search inside the core pays per sample (bench search): `count` samples, shared generator
+            check_shapes(g, source.s);
+            if (seat < 0 || seat >= g.num_players) throw std::invalid_argument("sample_many: seat is not a seat");
+            if (count < 0) throw std::invalid_argument("sample_many: count must be >= 0");
+            bitgen_t *rng = bitgen_of(generator);
+            State world;
+            long long cards = 0;
+            for (int i = 0; i < count; ++i) {
+                world = source.s;
+                world.rng = rng;
+                world.launcher_rng = source.s.launcher_rng != nullptr ? rng : nullptr;
+                sample_hidden_into(g, source.s, world, seat, rng, 1.0, nullptr);
+                cards += static_cast<long long>(world.draw_pile.size());
+            }
+            return cards;
+        },
+        py::arg("rules"), py::arg("source"), py::arg("seat"), py::arg("generator"), py::arg("count"),
+        "`count` hidden-information samples of `source` for `seat` inside the core, drawing from `generator` "
+        "(share_rng); returns the draw-pile cards dealt (bench search's in-core row).");
 }
