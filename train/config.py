@@ -2,6 +2,7 @@
 
 ``RunConfig`` holds what every run has (the game, the seed, the evaluation, where the run is written); the
 parts add an algorithm's own settings: ``PpoSettings`` (PPO's loss and network, shared with RLlib),
+``PpoLossSettings`` (the value-loss weight and gradient clip of the two PPO paths of ``uno-env train``),
 ``RolloutSettings``, ``Sb3Settings``, ``NativePpoSettings``, ``DqnSettings``, ``NfspSettings`` and
 ``DmcSettings``. ``TrainConfig`` is the self-play run of ``uno-env train`` over the parts of its algorithms;
 ``train.rllib.trainer.RllibConfig`` is the RLlib run. Fields are ``setting``\\ s read and checked by
@@ -171,6 +172,28 @@ class PpoSettings:
     """Entropy bonus."""
     net_arch: list[int] = setting([256, 256], low=1, high=MAX_WIDTH, length=(1, MAX_LAYERS))
     """Hidden layer sizes of the policy and value networks (tanh)."""
+
+
+@dataclass
+class PpoLossSettings:
+    """The value-loss weight and gradient clip of ``uno-env train``'s PPO: ``algo: sb3`` and ``algo: ppo``.
+
+    Not a part of ``RllibConfig``: RLlib's PPO weighs its value loss 1.0 (``vf_loss_coeff``) and does
+    not clip gradients (``grad_clip``), and its runs keep those. The defaults are what both paths
+    always used (SB3's own defaults, and the native PPO's former constants).
+    """
+
+    USED_BY = ("sb3", "ppo")
+
+    vf_coef: float = setting(0.5, low=0, high=100, exclusive="only the PPO paths have a value loss")
+    """(sb3, ppo) Weight of the value loss in the loss PPO minimises (SB3's ``vf_coef``). The native
+    PPO's value loss is half the mean squared error, SB3's the whole of it, so the same weight counts
+    half as much there. During ``critic_warmup_steps`` the native PPO minimises the weighted value
+    loss alone."""
+    ppo_max_grad_norm: float = setting(0.5, above=0, exclusive="DQN and NFSP clip to max_grad_norm")
+    """(sb3, ppo) The norm the gradient of all the network's weights is clipped to before each Adam step
+    (SB3's ``max_grad_norm``; DQN and NFSP have their own, ``max_grad_norm``). The native PPO's teacher
+    distillation clips to it too."""
 
 
 @dataclass
@@ -444,13 +467,26 @@ class DmcSettings:
 
 
 @dataclass
-class TrainConfig(ValueLearnerSettings, DmcSettings, NfspSettings, DqnSettings, NativePpoSettings, Sb3Settings, PpoSettings, RolloutSettings, SelfPlayConfig):
+class TrainConfig(ValueLearnerSettings, DmcSettings, NfspSettings, DqnSettings, NativePpoSettings, Sb3Settings,
+                  PpoLossSettings, PpoSettings, RolloutSettings, SelfPlayConfig):
     """One self-play run of ``uno-env train``: MaskablePPO from sb3-contrib (``algo: sb3``) or the native PPO (``algo: ppo``).
 
     Its fields are those of ``RunConfig`` (the game, seed, evaluation, output), ``SelfPlayConfig`` (the
-    algorithm, the budget, the opponent pool), ``RolloutSettings`` and ``PpoSettings`` (PPO), and of each
-    algorithm's part: ``Sb3Settings`` (sb3) and ``NativePpoSettings`` (ppo). A YAML key is a field.
+    algorithm, the budget, the opponent pool), ``RolloutSettings``, ``PpoSettings`` and ``PpoLossSettings``
+    (PPO), and of each algorithm's part: ``Sb3Settings`` (sb3) and ``NativePpoSettings`` (ppo). A YAML key
+    is a field.
     """
+
+
+#: Settings added after runs recorded their configs, with the value every run before them trained with. A run's
+#: identity (``uno-env benchmark --train``'s protocol.json, ``uno-env exploit``'s exploit-plan.json) leaves them
+#: out at that value (``without_later_settings``), so a run recorded before they existed still resumes.
+LATER_SETTINGS = {"vf_coef": 0.5, "ppo_max_grad_norm": 0.5}
+
+
+def without_later_settings(config: dict) -> dict:
+    """A config mapping without the ``LATER_SETTINGS`` that hold the value runs had before them."""
+    return {k: v for k, v in config.items() if k not in LATER_SETTINGS or v != LATER_SETTINGS[k]}
 
 
 #: Upper bounds of the settings that size what a run allocates (processes, games, layers, files): a

@@ -26,14 +26,17 @@ def policy_file_from_model(model, game: Game, training_steps: int, evaluation: d
 
 
 def policy_file_from_linears(linears: list, game: Game, training_steps: int, evaluation: dict | None = None,
-                             config: dict | None = None, table_sizes: list[int] | None = None) -> PolicyFile:
-    """A policy file from an actor's torch ``Linear`` layers (tanh between them, logits last) for ``game``.
+                             config: dict | None = None, table_sizes: list[int] | None = None,
+                             activation: str = "tanh") -> PolicyFile:
+    """A policy file from an actor's torch ``Linear`` layers (``activation`` between them, logits last) for ``game``.
 
+    ``activation``: the hidden layers' activation, ``tanh`` (the PPO paths') or ``relu``; the file records
+    it and the reader applies it after every layer but the last (another name is a ``PolicyFileError``).
     ``table_sizes``: every player count the policy was trained at (default: ``game``'s alone); it may
     play at each of them without relaxing the rule check.
     """
     return policy_file_from_weights(linear_arrays(linears), game, training_steps, evaluation, config,
-                                    table_sizes=table_sizes, activation="tanh")
+                                    table_sizes=table_sizes, activation=activation)
 
 
 def linear_arrays(linears: list) -> list[np.ndarray]:

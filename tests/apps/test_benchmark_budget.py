@@ -276,6 +276,15 @@ def test_curve_points_are_evenly_spaced_and_include_every_budget(tmp_path):
     assert plan.seed_config(2).total_timesteps == 10_000_000
 
 
+def test_settings_added_later_keep_a_protocol_runs_identity(tmp_path):
+    """A run recorded before ``vf_coef`` and ``ppo_max_grad_norm`` existed is the same protocol at their defaults."""
+    identity = budget.make_plan(_config(tmp_path), ["1M"], 1, UNO_SUITE_V1, str(tmp_path / "o")).identity()
+    assert not {"vf_coef", "ppo_max_grad_norm"} & set(identity["config"])
+    changed = budget.make_plan(_config(tmp_path, "other", vf_coef=1.0), ["1M"], 1, UNO_SUITE_V1,
+                               str(tmp_path / "o")).identity()
+    assert changed["config"] == {**identity["config"], "vf_coef": 1.0}
+
+
 def test_t_interval_over_seeds():
     assert t_interval([0.0, 1.0, 2.0]) == pytest.approx([1 - 4.303 / 3 ** 0.5, 1 + 4.303 / 3 ** 0.5])
     assert t_interval([0.5]) is None

@@ -123,3 +123,14 @@ def test_page_examples_run(page, tmp_path, monkeypatch):
     for index, (language, code) in enumerate(code_blocks(DOCS / page)):
         if language == "python":
             exec(compile(code, f"{page} block {index}", "exec"), {"__name__": "__example__"})  # noqa: S102
+
+
+def test_the_plug_in_pages_own_examples_run(tmp_path, monkeypatch):
+    """docs/plug-ins.md's Python blocks run (the included example file is run by tests/training/test_plugins.py)."""
+    pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    blocks = [code for language, code in code_blocks(DOCS / "plug-ins.md")
+              if language == "python" and not code.startswith("--8<--")]
+    assert blocks  # the export example
+    for index, code in enumerate(blocks):
+        exec(compile(code, f"plug-ins.md block {index}", "exec"), {"__name__": "__example__"})  # noqa: S102

@@ -17,7 +17,7 @@ TRAIN_KEYS = {
     "algo", "variant", "num_players", "rule_options", "seed", "total_timesteps", "n_envs", "num_games", "table_sizes",
     "collector_workers", "overlap_update", "torch_threads", "ray_collectors", "truncation_reward", "self_play_games",
     "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "net_arch",
-    "opponents", "teacher", "teacher_games", "teacher_epochs", "teacher_learning_rate", "teacher_workers",
+    "vf_coef", "ppo_max_grad_norm", "opponents", "teacher", "teacher_games", "teacher_epochs", "teacher_learning_rate", "teacher_workers",
     "init_from", "privileged_critic", "hand_prediction_coef", "oracle_guiding_steps", "critic_warmup_steps",
     "snapshot_every", "max_snapshots", "eval_every", "eval_games", "time_limit_minutes", "out_dir", "run_name",
     "settings", "update_bfloat16", "update_compile", "device",
@@ -104,11 +104,45 @@ def test_every_field_refuses_a_value_of_another_type(cls):
     ({"algo": "sb3", "overlap_update": True}, "'overlap_update' needs algo: ppo (only the native PPO has an updater"),
     ({"algo": "sb3", "table_sizes": [2, 4]}, "'table_sizes' needs algo: ppo (the other algorithms train at num_"),
     ({"algo": "dmc", "table_sizes": [2, 3]}, "'table_sizes' needs algo: ppo (the other algorithms train at num_"),
+    ({"vf_coef": -1}, "'vf_coef' = -1.0 must be in [0, 100]"),
+    ({"ppo_max_grad_norm": 0}, "'ppo_max_grad_norm' = 0.0 must be a number > 0"),
+    ({"algo": "dqn", "vf_coef": 1.0}, "'vf_coef' needs algo: sb3 or ppo (only the PPO paths have a value loss)"),
+    ({"algo": "nfsp", "ppo_max_grad_norm": 10.0}, "'ppo_max_grad_norm' needs algo: sb3 or ppo (DQN and NFSP clip to "
+                                                  "max_grad_norm)"),
 ])
 def test_messages_name_the_key_the_value_and_what_is_allowed(data, words):
     with pytest.raises(ConfigError) as caught:
         TrainConfig.from_dict(data)
     assert words in str(caught.value) and str(caught.value).startswith("training config ")
+
+
+def test_the_ppo_loss_settings_reach_sb3_with_its_own_defaults_and_stay_out_of_rllib():
+    from types import SimpleNamespace
+
+    from train.sb3 import trainer as sb3_trainer
+
+    def kwargs(cfg) -> dict:  # what MaskablePPO is built with
+        return sb3_trainer._model(SimpleNamespace(MaskablePPO=lambda *args, **kw: kw), cfg, None)
+
+    chosen = kwargs(TrainConfig.from_dict({"algo": "sb3", "vf_coef": 0.25, "ppo_max_grad_norm": 2.0}))
+    assert (chosen["vf_coef"], chosen["max_grad_norm"]) == (0.25, 2.0)
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import inspect
+
+    own = inspect.signature(sb3_contrib.MaskablePPO).parameters
+    default = kwargs(TrainConfig())  # the defaults are SB3's own: a config without the keys trains as before
+    assert default["vf_coef"] == own["vf_coef"].default and default["max_grad_norm"] == own["max_grad_norm"].default
+    # RLlib weighs its value loss 1.0 and does not clip: its config has neither key (RLLIB_KEYS above)
+    assert not {"vf_coef", "ppo_max_grad_norm"} & set(RllibConfig().to_dict())
+
+
+def test_settings_added_later_keep_the_identity_of_runs_recorded_before_them():
+    from train.config import LATER_SETTINGS, without_later_settings
+
+    assert {k: getattr(TrainConfig(), k) for k in LATER_SETTINGS} == LATER_SETTINGS
+    assert not LATER_SETTINGS.keys() & without_later_settings(TrainConfig().to_dict()).keys()
+    changed = without_later_settings(TrainConfig.from_dict({"algo": "ppo", "vf_coef": 1.0}).to_dict())
+    assert changed["vf_coef"] == 1.0 and "ppo_max_grad_norm" not in changed
 
 
 def test_rllib_messages_say_which_config_and_suggest_a_key():

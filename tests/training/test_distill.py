@@ -142,6 +142,36 @@ def test_the_fit_learns_the_teachers_choices(labelled, tmp_path):
                                                                                               abs=1e-5)
 
 
+def test_the_fit_weighs_the_value_loss_and_clips_as_the_ppo_settings_say(tmp_path, monkeypatch):
+    """``vf_coef`` and ``ppo_max_grad_norm`` reach the distillation: 0 leaves the critic as it was."""
+    rng = np.random.default_rng(0)
+    n, size, actions = 200, 12, 5
+    mask = (rng.random((n, actions)) < 0.6).astype(np.int8)
+    mask[:, 0] = 1
+    target = mask * rng.random((n, actions))
+    data = {"obs": rng.random((n, size), dtype=np.float32), "mask": mask,
+            "target": (target / target.sum(1, keepdims=True)).astype(np.float32),
+            "result": rng.choice([-1.0, 1.0], n).astype(np.float32), "game": np.arange(n) // 4}
+    seen = []
+    clip = torch.nn.utils.clip_grad_norm_
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", lambda params, max_norm, *a, **k: (
+        seen.append(max_norm), clip(params, max_norm, *a, **k))[1])
+    torch.manual_seed(0)
+    net = native_ppo.build_network(size, actions, [8])
+    critic = {k: v.clone() for k, v in net.critic.state_dict().items()}
+    actor = {k: v.clone() for k, v in net.actor.state_dict().items()}
+    cfg = TrainConfig.from_dict({"algo": "ppo", "teacher_epochs": 2, "batch_size": 64, "vf_coef": 0.0,
+                                 "ppo_max_grad_norm": 0.3})
+    distill.fit(net, data, cfg, np.random.default_rng(0), str(tmp_path / "teacher.csv"))
+    assert seen and set(seen) == {0.3}
+    assert all(torch.equal(v, critic[k]) for k, v in net.critic.state_dict().items())  # no value loss: untouched
+    assert not all(torch.equal(v, actor[k]) for k, v in net.actor.state_dict().items())
+    seen.clear()
+    distill.fit(net, data, TrainConfig.from_dict({"algo": "ppo", "teacher_epochs": 2, "batch_size": 64}),
+                np.random.default_rng(0), str(tmp_path / "teacher.csv"))
+    assert set(seen) == {0.5} and not all(torch.equal(v, critic[k]) for k, v in net.critic.state_dict().items())
+
+
 def test_a_run_with_a_teacher_exports_the_distilled_policy_and_ppo_starts_from_it(tmp_path):
     summary = native_ppo.train(_cfg(tmp_path), progress=False)
     run = summary["run_dir"]

@@ -100,6 +100,45 @@ def test_the_update_learns_what_the_update_before_it_learned(hands, train_actor)
         assert all(not optimiser.state[p] for p in net.actor.parameters())
 
 
+def test_vf_coef_weighs_the_value_loss_and_zero_leaves_the_value_head_out():
+    net, _ = _twin_networks(False)
+    mb = network.Minibatch(*(torch.from_numpy(a) for a in _arrays(64)))
+    cfg = _cfg(vf_coef=0.0)
+    loss, pg_loss, v_loss, _, entropy = network.ppo_losses(net, mb, cfg, True)
+    torch.testing.assert_close(loss, pg_loss - cfg.ent_coef * entropy)
+    with torch.no_grad():  # another value head: its loss changes, the loss minimised does not
+        for p in net.critic.parameters():
+            p.add_(0.5)
+    again = network.ppo_losses(net, mb, cfg, True)
+    assert not torch.allclose(again[2], v_loss)
+    torch.testing.assert_close(again[0], loss)
+    critic_only, _, v_loss, _, _ = network.ppo_losses(net, mb, _cfg(vf_coef=3.0), False)  # the actor held
+    torch.testing.assert_close(critic_only, 3.0 * v_loss)
+    cfg = _cfg()
+    default, pg_loss, v_loss, _, entropy = network.ppo_losses(net, mb, cfg, True)  # 0.5: as it always was
+    assert cfg.vf_coef == 0.5
+    torch.testing.assert_close(default, pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy)
+
+
+def test_ppo_max_grad_norm_is_the_norm_every_step_clips_to(monkeypatch):
+    seen = []
+    clip = torch.nn.utils.clip_grad_norm_
+
+    def recording(parameters, max_norm, *args, **kwargs):
+        parameters = list(parameters)
+        total = clip(parameters, max_norm, *args, **kwargs)
+        clipped = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(p.grad) for p in parameters]))
+        seen.append((max_norm, float(total), float(clipped)))
+        return total
+
+    monkeypatch.setattr(torch.nn.utils, "clip_grad_norm_", recording)
+    net, _ = _twin_networks(False)
+    ppo_update(net, make_optimiser(net, 3e-4), _arrays(100), _cfg(n_epochs=2, batch_size=50, ppo_max_grad_norm=0.01),
+               np.random.default_rng(0))
+    assert [m for m, _, _ in seen] == [0.01] * 4  # 2 epochs of 2 minibatches
+    assert all(total > 0.01 and clipped == pytest.approx(0.01, rel=1e-3) for _, total, clipped in seen)
+
+
 def test_the_optimiser_keeps_its_fused_kernel_when_it_loads_a_plain_adams_state():
     net, twin = _twin_networks(False)
     plain = torch.optim.Adam(twin.parameters(), lr=3e-4, eps=1e-5)

@@ -54,7 +54,7 @@ from train.algorithm import is_resumable, resolve_trainer, run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
 from train.benchmark.suite import Suite, Task
-from train.config import TrainConfig, ValueLearnerSettings
+from train.config import TrainConfig, ValueLearnerSettings, without_later_settings
 from train.errors import UsageError
 from train.json_input import nullable, read_json_object
 from train.progress import DEFAULT_INTERVAL
@@ -165,7 +165,8 @@ class Plan:
 
     def identity(self) -> dict:
         """What makes two runs the same protocol (the seed count may grow: each seed stands alone)."""
-        config = {k: v for k, v in self.config.to_dict().items()
+        # (settings added since keep the identity of runs recorded before them: LATER_SETTINGS)
+        config = {k: v for k, v in without_later_settings(self.config.to_dict()).items()
                   if k not in ("seed", "total_timesteps", "time_limit_minutes", "out_dir", "run_name")
                   and not (k == "settings" and not v)}  # (no settings: as before plug-ins existed)
         return {"format": PROTOCOL_FORMAT, "version": 1, "suite": self.suite.name, "config": config,

@@ -310,7 +310,11 @@ def _npy_header(stream, bad, key: str) -> tuple[tuple, bool, np.dtype, int]:
 
 
 def fit(net, data: dict[str, np.ndarray], cfg: TrainConfig, rng: np.random.Generator, log_path: str) -> dict:
-    """Train the actor on the visit distributions and the critic on the results; returns the held-out figures."""
+    """Train the actor on the visit distributions and the critic on the results; returns the held-out figures.
+
+    The loss weighs the value part by ``cfg.vf_coef`` and the gradient is clipped to ``cfg.ppo_max_grad_norm``,
+    as in the PPO that follows.
+    """
     import torch
 
     held = np.isin(data["game"], np.unique(data["game"])[::int(round(1 / HELD_OUT))])
@@ -324,7 +328,7 @@ def fit(net, data: dict[str, np.ndarray], cfg: TrainConfig, rng: np.random.Gener
         logp = torch.log_softmax(logits, -1)
         target = tensors["target"][idx]
         policy_loss = -(target * logp.clamp(min=-1e8)).sum(-1).mean()
-        value_loss = 0.5 * ((value - tensors["result"][idx]) ** 2).mean()
+        value_loss = 0.5 * ((value - tensors["result"][idx]) ** 2).mean()  # as the PPO's (network.ppo_losses)
         agree = (logits.argmax(-1) == target.argmax(-1)).float().mean()
         return policy_loss, value_loss, agree
 
@@ -341,8 +345,8 @@ def fit(net, data: dict[str, np.ndarray], cfg: TrainConfig, rng: np.random.Gener
             for lo in range(0, len(order), cfg.batch_size):
                 policy_loss, value_loss, _ = losses(order[lo:lo + cfg.batch_size])
                 optimiser.zero_grad()
-                (policy_loss + 0.5 * value_loss).backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+                (policy_loss + cfg.vf_coef * value_loss).backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.ppo_max_grad_norm)
                 optimiser.step()
             with torch.no_grad():
                 policy_loss, value_loss, agree = losses(held_rows) if len(held_rows) else losses(train_rows)

@@ -139,7 +139,10 @@ def epoch_minibatches(batch: tuple, order: np.ndarray, size: int) -> Iterator[Mi
 
 
 def ppo_losses(net, mb: Minibatch, cfg, train_actor: bool) -> tuple:
-    """The minibatch's loss to minimise and its parts: ``(loss, policy, value, hand prediction or None, entropy)``."""
+    """The minibatch's loss to minimise and its parts: ``(loss, policy, value, hand prediction or None, entropy)``.
+
+    The value part is half the mean squared error, weighed by ``cfg.vf_coef`` in the loss.
+    """
     import torch
 
     logits, value, hands = net.predict(mb.obs, mb.mask)
@@ -153,7 +156,7 @@ def ppo_losses(net, mb: Minibatch, cfg, train_actor: bool) -> tuple:
     # masked logits' -1e9), several times the time of the whole softmax
     entropy = -(torch.softmax(logits, -1) * logp_all.clamp(min=-1e8)).sum(-1).mean()
     # actor and critic share no weights: the value loss alone leaves the actor's gradients empty
-    loss = pg_loss + 0.5 * v_loss - cfg.ent_coef * entropy if train_actor else 0.5 * v_loss
+    loss = pg_loss + cfg.vf_coef * v_loss - cfg.ent_coef * entropy if train_actor else cfg.vf_coef * v_loss
     hand_loss = None
     if hands is not None:  # the auxiliary target: the other seats' cards, right after the observation
         held = mb.obs[:, net.obs_size:net.obs_size + net.hands_size]
@@ -180,7 +183,8 @@ def ppo_update(net, optimiser, arrays: tuple, cfg, rng: np.random.Generator, tra
     """PPO epochs over one batch (``batch_arrays``); returns the last minibatch's losses and entropy.
 
     The losses are ``(policy, value, hand prediction or None)``; ``cfg`` is the run's ``TrainConfig``
-    (``update_bfloat16`` and ``update_compile`` choose how the loss is computed). ``laps``, if given, is
+    (``update_bfloat16`` and ``update_compile`` choose how the loss is computed, ``ppo_max_grad_norm``
+    the norm the gradient is clipped to). ``laps``, if given, is
     called with each part's name (``UPDATE_PARTS``) as it ends (``uno-env bench train`` times them).
     """
     import torch
@@ -202,7 +206,7 @@ def ppo_update(net, optimiser, arrays: tuple, cfg, rng: np.random.Generator, tra
             optimiser.zero_grad()
             loss.backward()
             lap("backward")
-            torch.nn.utils.clip_grad_norm_(parameters, 0.5)
+            torch.nn.utils.clip_grad_norm_(parameters, cfg.ppo_max_grad_norm)
             lap("gradient clipping")
             optimiser.step()
             lap("optimiser step")

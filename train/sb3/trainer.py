@@ -159,7 +159,8 @@ def _model(sb3: SimpleNamespace, cfg: TrainConfig, envs):
     return sb3.MaskablePPO(
         "MlpPolicy", envs, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps, batch_size=cfg.batch_size,
         n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range,
-        ent_coef=cfg.ent_coef, policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}},
+        ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.ppo_max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}},
         seed=cfg.seed, device="cpu", verbose=0)
 
 
