@@ -13,7 +13,7 @@ from uno_env.vector import VectorGames
 
 
 def train(run):
-    """Learn for ``run.budget`` learner decisions; report after every update; return the policy."""
+    """Learn for ``run.budget`` learner decisions; report after every pass of the loop; return the policy."""
     s = {"games": 64, "lr": 0.03, "batch": 512, **run.settings}  # the config's settings: mapping (defaults here)
     torch.manual_seed(run.seed)
     rng = np.random.default_rng(run.seed)
@@ -53,6 +53,8 @@ def train(run):
             loss.backward()
             optimiser.step()
             finished = []
-            run.report(decisions, export)
+        # after every pass, updated or not: the first report at a point is then the policy a run with that
+        # budget ends with (its loop stops right here)
+        run.report(decisions, export)
     run.report(decisions, export)
     return export()

@@ -17,10 +17,12 @@ stops learning at the budget, give or take its last batch, and says how many dec
 learned from each time it calls the hook.
 
 The reporting hook: ``run.report(decisions, export)`` with the count so far and a function returning
-the current policy. Call it after every update (or as often as cheap): the protocol saves the policy
-at each of its budget and curve points the first time the count reaches one, so a policy saved at
-1M decisions of a 10M run is what a 1M run would have learned. ``export`` is only called when a
-point is due. Call it a last time at the end.
+the policy the trainer would return if it stopped there. Call it after every pass of the training
+loop, updated or not (where the loop checks the budget): the protocol saves the policy at each of its
+budget and curve points the first time the count reaches one, so a policy saved at 1M decisions of a
+10M run is what a 1M run returns, as that run stops after the same pass (unless learning depends on the
+budget, as the DQN's exploration schedule does). ``export`` is only called when a point is due. Call it
+a last time at the end. ``run_algorithm`` refuses a trainer that returns without having reported.
 
 Resuming: a trainer whose callable has ``resumable = True`` writes checkpoints into ``run_dir`` and,
 given ``run.resume``, continues the interrupted run from the last one, learning what the
@@ -137,19 +139,31 @@ def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, 
     """Train ``cfg.algo`` through the contract; the path (without extension) of the policy it returned."""
     trainer = resolve_trainer(cfg.algo)
     os.makedirs(run_dir, exist_ok=True)
-    result = trainer(training_run(cfg, run_dir, report, progress, resume))
-    if isinstance(result, PolicyFile):
-        path = os.path.join(run_dir, "policy")
-        from train import atomic
+    reports = [0]
 
-        atomic.save_policy(result, path)
-        return path
+    def counted(decisions: int, export: Callable[[], PolicyFile]) -> None:
+        reports[0] += 1
+        if report is not None:
+            report(decisions, export)
+
+    result = trainer(training_run(cfg, run_dir, counted, progress, resume))
+    path = None
     if isinstance(result, (str, os.PathLike)):
         from agents.policy_file import strip_extension
 
         path = strip_extension(os.fspath(result))
         if not os.path.exists(path + ".json"):
             raise ConfigError(f"algo {cfg.algo!r} returned {result!r}, which is not a saved policy file")
-        return path
-    raise ConfigError(f"algo {cfg.algo!r} returned {type(result).__name__}; a trainer returns a PolicyFile or the "
-                      "path of a saved one")
+    elif not isinstance(result, PolicyFile):
+        raise ConfigError(f"algo {cfg.algo!r} returned {type(result).__name__}; a trainer returns a PolicyFile or "
+                          "the path of a saved one")
+    if not reports[0]:  # nothing says how far it trained, and the protocol has saved none of its points
+        raise ConfigError(f"algo {cfg.algo!r} returned without reporting any policy: a trainer calls "
+                          "run.report(decisions, export) after every pass of its loop and once at the end "
+                          "(docs/plug-ins.md)")
+    if path is None:
+        from train import atomic
+
+        path = os.path.join(run_dir, "policy")
+        atomic.save_policy(result, path)
+    return path

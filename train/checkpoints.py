@@ -168,10 +168,25 @@ def run_dir_of(resume: str) -> str:
     return os.path.dirname(path) if os.path.basename(path) == "checkpoints" else path
 
 
-def has_checkpoints(run_dir: str) -> bool:
-    """Whether ``run_dir`` already holds a checkpoint of a training run."""
+def holds_run(run_dir: str) -> bool:
+    """Whether ``run_dir`` holds a run that a new one would overwrite: its exported policy (every algorithm writes
+    ``policy.json`` at the end) or any checkpoint (the native PPO's ``native.pt``, SB3's ``step_<N>.zip``, a value
+    learner's ``learner.json``: every file in ``checkpoints/`` but a killed write's hidden temporary one)."""
     folder = os.path.join(run_dir, "checkpoints")
-    return os.path.isdir(folder) and any(_step_of(f, ".zip") is not None for f in os.listdir(folder))
+    names = os.listdir(folder) if os.path.isdir(folder) else []
+    return os.path.isfile(os.path.join(run_dir, "policy.json")) or any(not name.startswith(".") for name in names)
+
+
+def refuse_over_run(run_dir: str, resume_with: str | None) -> None:
+    """Refuse to start a new run into ``run_dir`` when it holds one (``holds_run``), for every algorithm alike.
+
+    ``resume_with``: what ``--resume`` takes to continue that run, or None when it cannot be continued (a finished
+    run of a trainer without checkpoints). ``--fresh`` (``clear_run``) is the way to start over on purpose."""
+    if not holds_run(run_dir):
+        return
+    resume = f"continue it with --resume {resume_with}, or " if resume_with else ""
+    raise ConfigError(f"{run_dir} already holds a training run; {resume}train into another run_name or --out-dir, "
+                      "or start it over with --fresh")
 
 
 def saved_config(run_dir: str) -> TrainConfig:

@@ -3,8 +3,9 @@
 ``algo: ppo`` runs the native PPO (``train/ppo/trainer.py``), ``algo: sb3`` the SB3 path
 (``train/sb3/trainer.py``); both return the same summary, printed here as a table with the commands that
 evaluate and play the new policy, or the command that resumes an interrupted run. ``algo:
-module:callable`` runs your own trainer through the plug-in contract (``train/algorithm.py``); its
-policy is evaluated here the same way (it has no checkpoints to resume from).
+module:callable`` (and dqn, nfsp, dmc) runs through the plug-in contract (``train/algorithm.py``); its
+policy is evaluated here the same way. Every algorithm refuses to start over a run its directory holds
+(``checkpoints.refuse_over_run``) unless ``--fresh`` clears it first.
 """
 from __future__ import annotations
 
@@ -168,6 +169,10 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
         raise UsageError(f"--resume: {run_dir} holds no checkpoint of a {cfg.algo} run (one is written every "
                          f"checkpoint_every = {_decisions(cfg.checkpoint_every)}); start the run without --resume")
     resolve_trainer(cfg.algo)  # a trainer that cannot be imported is refused before anything is written
+    if not args.resume:  # --resume continues an interrupted run from its checkpoint; a finished one, nothing
+        interrupted = is_resumable(cfg.algo) and resumable.exists(run_dir) and \
+            not os.path.exists(os.path.join(run_dir, "policy.json"))
+        checkpoints.refuse_over_run(run_dir, resume_with=run_dir if interrupted else None)
     checkpoints.prepare_run_dir(cfg, run_dir)
     reported = [0]
     start = time.perf_counter()

@@ -7,10 +7,13 @@ each seed ``s = 0..K-1`` the config trains once, to the largest budget, in learn
 The contract's reporting hook saves the policy whenever the trainer's decision count first reaches a
 *point*: every budget and ``P`` evenly spaced learning-curve points. The native PPO reports after
 every update, the SB3 path at the start of each rollout (the update of the one before is done) and
-at the end. Reporting does not change what is learned, so the policy saved at 1M decisions of a 10M
-run is the policy of a 1M run. Updates come in whole batches, so a point is saved at the first
-report at or past it: the actual decision count (up to one batch more) is recorded and reported,
-and so is each seed's wall-clock training time (over all its sittings, when it was resumed).
+at the end, the DQN and NFSP after every step of their games, DMC after every round: every pass
+of their loops. Reporting does not change what is learned, so the policy saved at 1M decisions of a
+10M run is the policy of a 1M run (``tests/training/test_points_are_shorter_runs.py``; not for the
+DQN's and NFSP's exploration, which follows the budget: ``docs/benchmark.md``). Updates come in
+whole batches, so a point is saved at the first report at or past it: the actual decision count
+(up to one batch more) is recorded and reported, and so is each seed's wall-clock training time
+(over all its sittings, when it was resumed).
 
 Each saved policy is scored on the suite's tasks it can play (the config's variant, rule options
 and player counts): budget points with the suite's official game counts, curve points with
@@ -54,7 +57,7 @@ from train.algorithm import is_resumable, resolve_trainer, run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
 from train.benchmark.suite import Suite, Task
-from train.config import TrainConfig, ValueLearnerSettings, without_later_settings
+from train.config import ConfigError, TrainConfig, ValueLearnerSettings, without_later_settings
 from train.errors import UsageError
 from train.json_input import nullable, read_json_object
 from train.progress import DEFAULT_INTERVAL
@@ -376,9 +379,10 @@ def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: floa
     # any algorithm, through the plug-in contract
     run_algorithm(cfg, run_dir, report=saver, progress=progress, resume=resume)
     seconds = clock.seconds()
-    if saver.pending:
-        raise RuntimeError(f"seed {seed}: training ended at {saver.reported:,} decisions before the points "
-                           f"{saver.pending}")
+    if saver.pending:  # the trainer's fault, not the protocol's: one line, as every input error
+        raise ConfigError(f"seed {seed}: algo {cfg.algo!r} returned having reported {saver.reported:,} decisions, "
+                          f"before the point at {saver.pending[0]:,}: a trainer learns for run.budget decisions and "
+                          "calls run.report(decisions, export) as it goes and once at the end (docs/plug-ins.md)")
     record = {"seed": seed, "algo": cfg.algo, "run_dir": run_dir, "planned_decisions": cfg.total_timesteps,
               "trained_decisions": saver.reported, "seconds": round(seconds, 1), "sittings": clock.sittings,
               "samples_per_second": round(saver.reported / max(seconds, 1e-9), 1),

@@ -143,7 +143,10 @@ class Trainer:
             torch.manual_seed(run.seed)
             self.net = QNetwork(obs_size, self.features.shape[1], cfg.net_arch)
         self.optimiser = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
-        self.replay = Replay(min(REPLAY_ROWS, run.budget + cfg.batch_size), obs_size)
+        # not sized by the budget: a last round can bring more rows than budget + batch_size, and a ring that
+        # wrapped there would make a run's end differ from the same point of a longer run (numpy's zeros take
+        # memory only as rows are written)
+        self.replay = Replay(REPLAY_ROWS, obs_size)
         self.feature_table = torch.from_numpy(self.features)
         self.decisions = self.updates = 0
         self.credit = 0.0
@@ -272,7 +275,9 @@ class Trainer:
                         actor.submit(weights, self.quota)
                 if self.learn(new):
                     weights = self.net.arrays()
-                    self.run.report(self.decisions, self.export)
+                # every round, learned or not: the first report at a point is the policy a run with that budget
+                # ends with (its last round is this one)
+                self.run.report(self.decisions, self.export)
                 if ended:  # (a process's round already handed out is dropped with it)
                     break
         finally:

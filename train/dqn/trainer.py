@@ -313,7 +313,7 @@ class Trainer:
         return resumable.segment_end(self.segment, self.cfg.checkpoint_every, self.run.budget)
 
     def train(self) -> PolicyFile:
-        """Learn for the budget of learner decisions, reporting after every batch of gradient steps."""
+        """Learn for the budget of learner decisions, reporting after every step of the games."""
         resumed = self.run.resume and resumable.exists(self.run.run_dir)
         self.begin_segment(self.resume() if resumed else 0)
         with Progress("train", self.run.budget, "decisions", initial=self.decisions,
@@ -322,8 +322,10 @@ class Trainer:
                 made = self.step()
                 self.decisions += made
                 bar.set(self.decisions)
-                if self.learn(made):
-                    self.run.report(self.decisions, self.export)
+                self.learn(made)
+                # every step, learned or not: the first report at a point is the policy a run with that budget
+                # ends with (the loop stops right after this step)
+                self.run.report(self.decisions, self.export)
                 if self.segment_end() <= self.decisions < self.run.budget:
                     self.checkpoint()
                     self.begin_segment(self.segment + 1)

@@ -494,9 +494,8 @@ def _checked_resume(cfg: TrainConfig, resume: str | None, run_dir: str, ckpt_pat
         if not os.path.exists(ckpt_path):
             raise ConfigError(f"--resume {resume}: no native PPO checkpoint at {ckpt_path} (an SB3 run keeps "
                               "step_<N>.zip checkpoints and resumes with algo: sb3)")
-    if resume is None and os.path.exists(ckpt_path):
-        raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume {run_dir}, or train "
-                          "into another run_name or --out-dir, or start it over with --fresh")
+    if resume is None:
+        checkpoints.refuse_over_run(run_dir, resume_with=run_dir)
     return resume
 
 

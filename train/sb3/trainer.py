@@ -138,10 +138,8 @@ def _checkpoint_to_resume(cfg: TrainConfig, resume: str | None, run_dir: str) ->
         raise ConfigError(f"--resume {resume}: that checkpoint belongs to the run in "
                           f"{checkpoints.run_dir_of(checkpoint)}, but this config trains {run_dir}; resume without "
                           "--config (the run's own config.yaml is used) or with the config that started it")
-    if not checkpoint and checkpoints.has_checkpoints(run_dir):
-        raise ConfigError(f"{run_dir} already holds a training run; continue it with --resume "
-                          f"{os.path.join(run_dir, 'checkpoints')}, or train into another run_name or --out-dir, "
-                          "or start it over with --fresh")
+    if not checkpoint:
+        checkpoints.refuse_over_run(run_dir, resume_with=os.path.join(run_dir, "checkpoints"))
     return checkpoint
 
 
