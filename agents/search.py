@@ -15,11 +15,12 @@ rules, ``leaf=fitted``; or ``leaf=sizes``, a fixed function of the hand sizes). 
 so were as strong as full ones in two-player Classic and several times cheaper. Every node keeps the mean result of the seat that chose it, so every seat maximises
 its own result at any table size.
 
-A policy may guide the root (``prior=pretrained``, or any policy file, whose path passes the loader's
-``resolve_path`` when one is given): its probabilities ``p`` of the
-searching seat's legal actions add ``prior_weight * p / (visits + 1)`` to each root child's selection
-score (a progressive bias, fading as the child is visited), and its favourite is expanded first. The
-search then plays the policy's choice unless the sampled worlds find a clearly better one.
+A policy may guide the root (``prior=pretrained``, or any policy file): the loader (``agents/loader.py``)
+loads it, its path passing the loader's ``resolve_path`` when one is given, and hands it to the search as
+``guide``; the search opens no file. Its probabilities ``p`` of the searching seat's legal actions add
+``prior_weight * p / (visits + 1)`` to each root child's selection score (a progressive bias, fading as the
+child is visited), and its favourite is expanded first. The search then plays the policy's choice unless the
+sampled worlds find a clearly better one.
 
 Forced decisions (one legal action) are played without a node; calling UNO and catching a player
 who did not call are taken without a search (they never cost anything). Known limit of the single-observer
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 
 import numpy as np
 
@@ -127,17 +127,22 @@ class ISMCTSAgent:
     name = "ismcts"
     reads_state = True  # callers hand it the game state (it sees only what ``sample_hidden`` keeps)
 
-    def __init__(self, game: Game, seed: int | None = None, resolve_path: Callable[[str], str] | None = None,
-                 **options):
-        """``resolve_path``: as ``agents.load``'s, applied to a ``prior`` naming a policy file."""
+    def __init__(self, game: Game, seed: int | None = None, guide=None, **options):
+        """``guide``: the policy the ``prior`` option names, already loaded (``agents.load`` builds it), or None.
+        Anything with ``logits(observation)`` guides; the search itself loads nothing."""
         # the search clones, redraws and rolls out states by the thousand: on the Python engine for now (a native
         # state is copied once per decision, act_state), where a state is a plain object to edit
         game = game if game.backend == "python" else Game(game.rules, backend="python")
         self.game = game
-        self.resolve_path = resolve_path
         # keyword options pass the same checks as a spec's
         self.options = parse_options(",".join(f"{key}={value}" for key, value in options.items()))
-        self.guide = self._load_guide(self.options["prior"], seed)  # a bad prior is refused before the leaf fit
+        if guide is None and self.options["prior"] != "none":
+            # naming a prior without loading it would silently search unguided
+            raise SearchOptionError(f"ismcts option prior={short_repr(self.options['prior'])} names a policy the "
+                                    "search does not load: build it with agents.load(spec) or pass guide=")
+        if guide is not None and not callable(getattr(guide, "logits", None)):
+            raise SearchOptionError(f"ismcts guide of type {type(guide).__name__} is not a policy: it has no logits()")
+        self.guide = guide
         self.rng = np.random.default_rng(seed)
         self.rollout = RolloutPolicy(game)
         self.leaf = fitted_model(game, self.rollout) if self.options["leaf"] == "fitted" else estimate
@@ -145,19 +150,6 @@ class ISMCTSAgent:
         self.last_iterations = 0
         self.encoder = ObservationEncoder(game) if self.guide is not None else None
         self.root_prior: dict[int, float] = {}  # the guide's probabilities of the root's legal actions
-
-    def _load_guide(self, spec: str, seed: int | None):
-        if spec == "none":
-            return None
-        from . import BUILTIN, load  # the package's loader; imported here, as the package imports this module
-        not_a_policy = SearchOptionError(f"ismcts option prior={short_repr(spec)} is not a policy: allowed none, "
-                                         "pretrained, pretrained:<name> or a policy file path")
-        if spec in BUILTIN or spec == "ismcts" or spec.startswith("ismcts:"):
-            raise not_a_policy  # refused before it is built (a nested search would be built in full first)
-        guide = load(spec, self.game, seed=seed, resolve_path=self.resolve_path)
-        if not hasattr(guide, "logits"):
-            raise not_a_policy
-        return guide
 
     def seed(self, seed: int | None) -> None:
         """Restart the search's generator."""

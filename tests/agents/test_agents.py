@@ -326,7 +326,7 @@ def test_pretrained_passes_over_an_sb3_specialist(tmp_path, monkeypatch):
     for ext in ("npz", "json"):
         shutil.copy(os.path.join(data, f"sb3-attack-2p.{ext}"), tmp_path / f"attack-2p.{ext}")
         shutil.copy(os.path.join(agents.PRETRAINED_DIR, f"attack.{ext}"), tmp_path / f"attack.{ext}")
-    monkeypatch.setattr(agents, "PRETRAINED_DIR", str(tmp_path))
+    monkeypatch.setattr(agents.loader, "PRETRAINED_DIR", str(tmp_path))  # the loader's module reads it
     assert agents.pretrained_names() == ["attack", "attack-2p"]
     assert agents.pretrained_for(Game("attack", 2)) == "attack"
     assert agents.load("pretrained", Game("attack", 2)).policy.metadata["config"]["run_name"] == "attack"

@@ -178,6 +178,22 @@ def test_bad_prior_options_are_errors_naming_what_is_allowed():
     assert agents.load("ismcts", g).guide is None
 
 
+def test_the_search_is_handed_its_prior_already_loaded():
+    """The loader builds the prior and hands it over; a search built by hand with the same guide plays the same."""
+    g = Game("classic", 2)
+    guide = agents.load("pretrained", g, seed=3)
+    by_hand = ISMCTSAgent(g, seed=3, guide=guide, iterations=20, prior="pretrained")
+    by_spec = agents.load("ismcts:iterations=20,prior=pretrained", g, seed=3)
+    assert by_hand.guide is guide and type(by_spec.guide) is type(guide)
+    for s in positions(g, 6):
+        assert by_hand.act_state(s) == by_spec.act_state(s)
+    # naming a prior without its policy would search unguided without a word; a guide must be a policy
+    with pytest.raises(SearchOptionError, match="does not load"):
+        ISMCTSAgent(g, prior="pretrained")
+    with pytest.raises(SearchOptionError, match="no logits"):
+        ISMCTSAgent(g, guide=agents.load("heuristic", g))
+
+
 @pytest.mark.slow  # a statistical strength check: hundreds of searched decisions
 def test_search_beats_random_and_plays_in_every_tool():
     g = Game("classic", 2)

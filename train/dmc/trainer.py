@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from torch import nn
 
 from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
@@ -55,7 +54,7 @@ from train import resumable
 from train.algorithm import TrainingRun
 from train.config import ConfigError
 from train.dmc.actors import ActorProcess, ActorSpec, LocalActor
-from train.export import linear_arrays
+from train.dmc.network import QNetwork
 from train.progress import Progress
 
 #: Rows of finished games the learner keeps to sample its batches from (the most recent ones).
@@ -63,31 +62,6 @@ REPLAY_ROWS = 50_000
 #: Gradient steps per ``batch_size`` new rows (each on ``batch_size`` rows drawn from the ring):
 #: how often a row is learned from on average. DouZero uses each row once; a small budget gains by more.
 SAMPLE_REUSE = 4
-
-
-class QNetwork(nn.Module):
-    """Q(s, a): a relu MLP on the observation followed by the action's feature row, one output."""
-
-    def __init__(self, obs_size: int, feature_size: int, hidden: list[int]):
-        super().__init__()
-        layers, width = [], obs_size + feature_size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        layers.append(nn.Linear(width, 1))
-        # every Q equal at the start: the untrained greedy policy plays the first legal action (a card when it
-        # holds one) instead of a favourite of its random weights, which is often the always-legal draw
-        nn.init.zeros_(layers[-1].weight)
-        nn.init.zeros_(layers[-1].bias)
-        self.mlp = nn.Sequential(*layers)
-
-    def forward(self, obs: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
-        """Q of each (observation, action features) row pair: shape (B,)."""
-        return self.mlp(torch.cat([obs, features], dim=1)).squeeze(1)
-
-    def arrays(self) -> list[np.ndarray]:
-        """The network as numpy arrays W0, b0, W1, b1, ... (W: in x out), copied: what actors and policy files hold."""
-        return [a.copy() for a in linear_arrays([m for m in self.mlp if isinstance(m, nn.Linear)])]
 
 
 def export_policy(net: QNetwork, game: Game, features: np.ndarray, decisions: int, config: dict) -> PolicyFile:

@@ -45,38 +45,9 @@ from uno_env.vector import VectorGames
 from train import resumable
 from train.algorithm import TrainingRun
 from train.collect.seating import LEARNER, Seating
+from train.dqn.network import QNetwork
 from train.export import linear_arrays
 from train.progress import Progress
-
-
-class QNetwork(nn.Module):
-    """The dueling Q-network: a relu trunk, a value head and an advantage head."""
-
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]):
-        super().__init__()
-        layers, width = [], obs_size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
-        self.value = nn.Linear(width, 1)
-        self.advantage = nn.Linear(width, num_actions)
-        # all advantages equal at the start: the untrained greedy policy plays the first legal action, not
-        # a random network's favourite, which is often the always-legal draw (and then games stall)
-        nn.init.zeros_(self.advantage.weight)
-        nn.init.zeros_(self.advantage.bias)
-
-    def advantages(self, obs: torch.Tensor) -> torch.Tensor:
-        """A(s, .) for a batch of observations: the greedy policy's scores, what the policy file holds."""
-        return self.advantage(self.trunk(obs))
-
-    def forward(self, obs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
-        """Q(s, .) = V(s) + A(s, .) - the mean of A over the legal actions (the illegal entries mean nothing)."""
-        hidden = self.trunk(obs)
-        adv = self.advantage(hidden)
-        legal = legal.float()
-        mean = (adv * legal).sum(1, keepdim=True) / legal.sum(1, keepdim=True).clamp(min=1.0)
-        return self.value(hidden) + adv - mean
 
 
 def export_policy(net: QNetwork, game: Game, decisions: int, config: dict) -> PolicyFile:

@@ -46,22 +46,7 @@ from uno_env import Game
 from train.algorithm import TrainingRun
 from train.dqn import trainer as dqn
 from train.export import linear_arrays
-
-
-class AveragePolicy(nn.Module):
-    """The average policy: a relu MLP whose masked logits are a softmax over the legal actions."""
-
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]):
-        super().__init__()
-        layers, width = [], obs_size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
-        self.net = nn.Sequential(*layers, nn.Linear(width, num_actions))
-
-    def forward(self, obs: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
-        """Log-probabilities of the actions, illegal ones at -inf."""
-        return torch.log_softmax(self.net(obs).masked_fill(~legal, -torch.inf), dim=1)
+from train.nfsp.network import AveragePolicy
 
 
 def export_average(net: AveragePolicy, game: Game, decisions: int, config: dict) -> PolicyFile:
