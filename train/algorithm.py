@@ -24,6 +24,9 @@ budget and curve points the first time the count reaches one, so a policy saved 
 budget, as the DQN's exploration schedule does). ``export`` is only called when a point is due. Call it
 a last time at the end. ``run_algorithm`` refuses a trainer that returns without having reported.
 
+Which callable ``algo`` names, and whether it resumes, is the registry's answer (``train/registry.py``):
+built-in or plug-in, every algorithm is an ``Algorithm`` record there.
+
 Resuming: a trainer whose callable has ``resumable = True`` writes checkpoints into ``run_dir`` and,
 given ``run.resume``, continues the interrupted run from the last one, learning what the
 uninterrupted run learns (the built-in DQN, NFSP and DMC: ``train/resumable.py``). The protocol then
@@ -38,15 +41,9 @@ from typing import Callable
 from agents.policy_file import PolicyFile
 from uno_env import Game, RuleSet
 
-from train.agent_specs import CALLABLE_SPEC, load_agent, resolve_callable
+from train import registry
+from train.agent_specs import load_agent
 from train.config import ConfigError, TrainConfig
-
-#: The built-in algorithms, by ``algo`` name: module:callable of their contract entry (imported when used).
-BUILTIN = {"ppo": "train.ppo.algorithm:train", "sb3": "train.sb3.algorithm:train", "dqn": "train.dqn.algorithm:train",
-           "nfsp": "train.nfsp.algorithm:train", "dmc": "train.dmc.algorithm:train"}
-#: How ``algo``'s plug-in form is named in error messages.
-TRAINER_FORM = ("module:callable (a Python callable train(run) that returns the trained PolicyFile or the path of "
-                "a saved one, e.g. mypkg.learners:train; docs/plug-ins.md)")
 
 Report = Callable[[int, Callable[[], PolicyFile]], None]
 """``report(decisions, export)``: the decisions learned from so far, and a function returning the current policy."""
@@ -104,19 +101,8 @@ class TrainingRun:
 
 
 def resolve_trainer(algo: str) -> Callable[[TrainingRun], PolicyFile | str]:
-    """The trainer callable ``algo`` names: a built-in name or a ``module:callable``."""
-    from agents import AgentSpecError
-
-    target = BUILTIN.get(algo, algo)
-    if CALLABLE_SPEC.match(target) is None:
-        raise ConfigError(f"algo {algo!r} is neither a built-in algorithm ({', '.join(BUILTIN)}) nor a "
-                          "module:callable (e.g. mypkg.learners:train)")
-    try:
-        # a trainer is imported as any Python module is: a file beside the config is not found by itself
-        return resolve_callable(target, "algo", TRAINER_FORM, f"{', '.join(BUILTIN)}, or {TRAINER_FORM}",
-                                path_hint="; the config's own folder is not searched")
-    except AgentSpecError as exc:
-        raise ConfigError(str(exc)) from None
+    """The trainer callable ``algo`` names: a built-in name or a ``module:callable`` (``registry.lookup``)."""
+    return registry.lookup(algo).load()
 
 
 def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
@@ -130,14 +116,14 @@ def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, p
 
 
 def is_resumable(algo: str) -> bool:
-    """Whether ``algo``'s trainer resumes an interrupted run from its own checkpoint (``resumable = True``)."""
-    return getattr(resolve_trainer(algo), "resumable", False) is True
+    """Whether ``algo``'s trainer resumes an interrupted run from its own checkpoint (the registry's ``resumable``)."""
+    return registry.lookup(algo).resumable
 
 
 def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
                   resume: bool = False) -> str:
     """Train ``cfg.algo`` through the contract; the path (without extension) of the policy it returned."""
-    trainer = resolve_trainer(cfg.algo)
+    trainer = registry.lookup(cfg.algo).load()
     os.makedirs(run_dir, exist_ok=True)
     reports = [0]
 

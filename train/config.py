@@ -9,9 +9,10 @@ parts add an algorithm's own settings: ``PpoSettings`` (PPO's loss and network, 
 ``train.config_model.ConfigModel``: an unknown key, a wrong type or a value out of bounds is a
 ``ConfigError`` naming the key, the value given and what is allowed.
 
-Adding an algorithm to ``uno-env train``: a dataclass of its settings with ``ALGO = "<name>"`` (and its
-``CHECKS``), one more base of ``TrainConfig``. ``algo: <name>`` is then allowed, and those of its settings
-declared ``exclusive`` are refused, away from their defaults, under any other ``algo``.
+Adding an algorithm to ``uno-env train``: a dataclass of its settings (and its ``CHECKS``), one more base
+of ``TrainConfig``, and its record in ``train/registry.py``, which names the part. ``algo: <name>`` is then
+allowed, and those of its settings declared ``exclusive`` are refused, away from their defaults, under an
+``algo`` that does not read its part (the registry says which do).
 """
 from __future__ import annotations
 
@@ -115,8 +116,16 @@ class SelfPlayConfig(RunConfig):
 
     @classmethod
     def algorithms(cls) -> list[str]:
-        """The names ``algo`` may take: the ``ALGO`` of each part of this config, in order."""
-        return [vars(k)["ALGO"] for k in reversed(cls.__mro__) if "ALGO" in vars(k)]
+        """The names ``algo`` may take: the registry's algorithms whose settings are parts of this config."""
+        from train import registry
+
+        return cls._default_first([a.name for a in registry.BUILTIN.values() if a.settings in cls.__mro__])
+
+    @classmethod
+    def _default_first(cls, names: list[str]) -> list[str]:
+        """``names`` in the registry's order, this config's default ``algo`` first (as messages list them)."""
+        default = default_value(next(f for f in dataclasses.fields(cls) if f.name == "algo"))
+        return sorted(names, key=lambda name: name != default)
 
     def check_algo(self) -> None:
         """``algo`` names one of the algorithms whose parts this config has, or a ``module:callable``."""
@@ -131,12 +140,17 @@ class SelfPlayConfig(RunConfig):
                               "hyperparameters as keys of the config")
 
     def check_algorithm_settings(self) -> None:
-        """An algorithm's ``exclusive`` settings keep their defaults under another ``algo``."""
+        """An algorithm's ``exclusive`` settings keep their defaults under an ``algo`` that does not read them."""
+        from train import registry
+
+        allowed = self.algorithms()
         for f in dataclasses.fields(self):
             why = f.metadata.get("bounds", NO_BOUNDS).exclusive
-            part = declaring_part(type(self), f.name)
-            users = getattr(part, "USED_BY", (getattr(part, "ALGO", self.algo),))  # a part another algorithm reuses
-            if why and self.algo not in users and getattr(self, f.name) != default_value(f):
+            if not why:
+                continue
+            users = [a for a in self._default_first(registry.users(declaring_part(type(self), f.name)))
+                     if a in allowed]
+            if users and self.algo not in users and getattr(self, f.name) != default_value(f):
                 reason = f" ({why})" if isinstance(why, str) else ""
                 raise ConfigError(f"{self.LABEL} {f.name!r} needs algo: {' or '.join(users)}{reason}")
 
@@ -183,8 +197,6 @@ class PpoLossSettings:
     always used (SB3's own defaults, and the native PPO's former constants).
     """
 
-    USED_BY = ("sb3", "ppo")
-
     vf_coef: float = setting(0.5, low=0, high=100, exclusive="only the PPO paths have a value loss")
     """(sb3, ppo) Weight of the value loss in the loss PPO minimises (SB3's ``vf_coef``). The native
     PPO's value loss is half the mean squared error, SB3's the whole of it, so the same weight counts
@@ -212,8 +224,6 @@ class RolloutSettings:
 class Sb3Settings:
     """``algo: sb3``: MaskablePPO from sb3-contrib on the Gymnasium env (``train/sb3/trainer.py``)."""
 
-    ALGO = "sb3"
-
     n_envs: int = setting(8, low=1, most=256)
     """(sb3) Parallel environments (SubprocVecEnv over both cores; more envs batch the policy's forward pass)."""
 
@@ -222,7 +232,6 @@ class Sb3Settings:
 class NativePpoSettings:
     """``algo: ppo``: the native PPO over batched games (``train/ppo/trainer.py``)."""
 
-    ALGO = "ppo"
     CHECKS = ("check_table_sizes", "check_games_per_collector", "check_teacher", "check_hidden_card_features")
 
     num_games: int = setting(128, low=1, most=100_000)
@@ -374,8 +383,6 @@ class DqnSettings:
     on ``num_games``.
     """
 
-    ALGO = "dqn"
-    USED_BY = ("dqn", "nfsp")  # NFSP's best response is this DQN
     CHECKS = ("check_dqn_replay",)
 
     buffer_size: int = setting(100_000, low=1, most=10_000_000, exclusive="only DQN has a replay buffer")
@@ -412,8 +419,10 @@ class DqnSettings:
     """(dqn) The gradient's norm is clipped to this before each Adam step."""
 
     def check_dqn_replay(self) -> None:
-        """Under ``algo: dqn``, the replay buffer holds a batch."""
-        if self.algo in self.USED_BY and self.buffer_size < self.batch_size:
+        """Under an algo with this replay buffer (dqn, nfsp: the registry's users of this part), it holds a batch."""
+        from train import registry
+
+        if self.algo in registry.users(DqnSettings) and self.buffer_size < self.batch_size:
             raise ConfigError(f"{self.LABEL} 'buffer_size' = {short_repr(self.buffer_size)} must hold a "
                               f"batch_size ({self.batch_size:,}) of transitions")
 
@@ -422,8 +431,6 @@ class DqnSettings:
 class NfspSettings:
     """``algo: nfsp``: Neural Fictitious Self-Play (``train/nfsp/``): a DQN best response (``DqnSettings``)
     and a supervised average policy; the average policy is the one exported and scored."""
-
-    ALGO = "nfsp"
 
     anticipatory: float = setting(0.1, low=0, high=1, exclusive="only NFSP mixes two policies")
     """(nfsp) Probability that a learner seat plays a whole game by the best response (epsilon-greedy Q)
@@ -440,8 +447,6 @@ class NfspSettings:
 class ValueLearnerSettings:
     """What the value-based learners (DQN, NFSP, DMC) share: their checkpoints (``train/resumable.py``)."""
 
-    USED_BY = ("dqn", "nfsp", "dmc")
-
     checkpoint_every: int = setting(1_000_000, low=0, note="0: no checkpoints",
                                     exclusive="the PPO paths checkpoint on their own schedule")
     """(dqn, nfsp, dmc) Learner decisions per segment: each segment deals its games afresh from the seed
@@ -454,8 +459,6 @@ class ValueLearnerSettings:
 class DmcSettings:
     """``algo: dmc``: Deep Monte-Carlo as in DouZero (``train/dmc/``): Q(s, a) of the observation and
     the action's features, learned from Monte-Carlo returns, acted on epsilon-greedily by actor processes."""
-
-    ALGO = "dmc"
 
     dmc_actors: int = setting(0, low=0, high=256, note="0: the games run in the learner's process",
                               exclusive="only DMC has actor processes")

@@ -8,6 +8,7 @@ import pytest
 
 from train.config import (SIZE_LIMITS, ConfigError, ConfigModel, NativePpoSettings, PpoSettings, RunConfig,
                           TrainConfig, setting)
+from train import registry
 from train.rllib.trainer import RllibConfig
 from uno_env.errors import short_repr
 
@@ -162,9 +163,8 @@ def test_numbers_are_read_as_declared():
 
 @dataclasses.dataclass
 class _PpgSettings:
-    """A made-up algorithm's part, as a new trainer would add one."""
+    """A made-up algorithm's part, as a new trainer would add one (with its record in the registry)."""
 
-    ALGO = "ppg"
     CHECKS = ("check_ppg_replay",)
 
     replay_size: int = setting(10_000, low=1, most=10**7)
@@ -183,9 +183,10 @@ class _WithPpg(TrainConfig, _PpgSettings):
     """TrainConfig with one more algorithm."""
 
 
-def test_an_algorithm_adds_its_part_its_name_its_bounds_and_its_checks():
-    assert _WithPpg.algorithms() == ["ppg", "sb3", "ppo", "dqn", "nfsp", "dmc"]
-    assert TrainConfig.algorithms() == ["sb3", "ppo", "dqn", "nfsp", "dmc"]
+def test_an_algorithm_adds_its_part_its_name_its_bounds_and_its_checks(monkeypatch):
+    monkeypatch.setitem(registry.BUILTIN, "ppg", registry.Algorithm("ppg", "mypkg.ppg:train", _PpgSettings))
+    assert _WithPpg.algorithms() == ["sb3", "ppo", "dqn", "nfsp", "dmc", "ppg"]  # the default first, then registry's
+    assert TrainConfig.algorithms() == ["sb3", "ppo", "dqn", "nfsp", "dmc"]  # a config without its part: not allowed
     cfg = _WithPpg.from_dict({"algo": "ppg", "double_q": True, "replay_size": 500})
     assert cfg.to_dict()["replay_size"] == 500 and set(cfg.to_dict()) == TRAIN_KEYS | {"replay_size", "double_q"}
     with pytest.raises(ConfigError, match=r"'double_q' needs algo: ppg \(only PPG has it here\)"):
@@ -196,8 +197,10 @@ def test_an_algorithm_adds_its_part_its_name_its_bounds_and_its_checks():
         _WithPpg.from_dict({"algo": "ppg", "replay_size": 0})
     with pytest.raises(ConfigError, match="must hold a batch_size"):
         _WithPpg.from_dict({"algo": "ppg", "replay_size": 10})
-    with pytest.raises(ConfigError, match="allowed: ppg, sb3, ppo, dqn, nfsp, dmc"):
+    with pytest.raises(ConfigError, match="allowed: sb3, ppo, dqn, nfsp, dmc, ppg"):
         _WithPpg.from_dict({"algo": "a2c"})
+    with pytest.raises(ConfigError, match="allowed: sb3, ppo, dqn, nfsp, dmc, or"):
+        TrainConfig.from_dict({"algo": "ppg"})
 
 
 def test_the_parts_are_shared_not_copied():

@@ -1,10 +1,10 @@
 """The ``uno-env train`` command: read the config and overrides, run the trainer it names, report.
 
-``algo: ppo`` runs the native PPO (``train/ppo/trainer.py``), ``algo: sb3`` the SB3 path
-(``train/sb3/trainer.py``); both return the same summary, printed here as a table with the commands that
-evaluate and play the new policy, or the command that resumes an interrupted run. ``algo:
-module:callable`` (and dqn, nfsp, dmc) runs through the plug-in contract (``train/algorithm.py``); its
-policy is evaluated here the same way. Every algorithm refuses to start over a run its directory holds
+The registry (``train/registry.py``) says how ``algo`` is run. An algorithm with its own door (the native
+PPO, ``train/ppo/trainer.py``, and the SB3 path, ``train/sb3/trainer.py``) is run by that trainer, which
+returns a summary, printed here as a table with the commands that evaluate and play the new policy, or the
+command that resumes an interrupted run. Every other one (dqn, nfsp, dmc, ``module:callable``) runs
+through the plug-in contract (``train/algorithm.py``); its policy is evaluated here the same way. Every algorithm refuses to start over a run its directory holds
 (``checkpoints.refuse_over_run``) unless ``--fresh`` clears it first.
 """
 from __future__ import annotations
@@ -17,8 +17,8 @@ import time
 import agents
 from uno_env import Game
 
-from train import checkpoints, resumable, shipped_configs
-from train.algorithm import is_resumable, resolve_trainer, run_algorithm
+from train import checkpoints, registry, resumable, shipped_configs
+from train.algorithm import run_algorithm
 from train.app.cli import command_name
 from train.config import TrainConfig
 from train.errors import EXIT_INTERRUPTED, UsageError
@@ -114,21 +114,15 @@ def run(args) -> int:
             raise UsageError("--fresh starts a run over; it cannot go with --resume")
         checkpoints.clear_run(os.path.join(cfg.out_dir, cfg.name))
     ray_address = getattr(args, "ray", None)
-    if ray_address is not None and cfg.algo != "ppo":
-        raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: ppo in the config")
-    if cfg.algo not in ("ppo", "sb3"):  # dqn and module:callable trainers: the plug-in contract alone
+    if ray_address is not None and cfg.algo not in registry.on_ray():
+        raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: "
+                         f"{' or '.join(registry.on_ray())} in the config")
+    own_door = registry.own_door(cfg.algo)
+    if own_door is None:  # dqn, nfsp, dmc and module:callable trainers: the plug-in contract alone
         return _run_plug_in(cfg, args)
-    if cfg.algo == "ppo":
-        from train.ppo import trainer as native_ppo
-
-        summary = native_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
-                                   progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
-                                   ray_address=ray_address)
-    else:
-        from train.sb3 import trainer as sb3_ppo
-
-        summary = sb3_ppo.train(cfg, resume=args.resume, progress=not args.no_progress,
-                        progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL))
+    ray = {} if ray_address is None else {"ray_address": ray_address}  # only an algorithm on Ray takes it
+    summary = own_door(cfg, resume=args.resume, progress=not args.no_progress,
+                       progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL), **ray)
     print(format_table(summary))
     if summary["interrupted"]:
         print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
@@ -144,23 +138,28 @@ def _decisions(count: int) -> str:
     return f"{count:,} decision{'' if count == 1 else 's'}"
 
 
-def _interrupted(cfg: TrainConfig, run_dir: str, decisions: int) -> str:
-    """What a trainer run through the contract left after Ctrl-C, and how to continue it."""
+def _interrupted(cfg: TrainConfig, run_dir: str, decisions: int,
+                 algorithm: registry.Algorithm | None = None) -> str:
+    """What a trainer run through the contract left after Ctrl-C, and how to continue it (``algorithm``: its record)."""
+    algorithm = algorithm or registry.lookup(cfg.algo)
     head = f"train: interrupted after {_decisions(decisions)}"
-    if is_resumable(cfg.algo) and resumable.exists(run_dir):
+    if algorithm.resumable and resumable.exists(run_dir):
         reached = resumable.checkpoint_decisions(run_dir)
         at = f" (at {_decisions(reached)})" if reached is not None else ""
         return f"{head}; its last checkpoint{at} is in {resumable.folder(run_dir)}\ntrain: resume with: " + \
             shlex.join([command_name(), "train", "--resume", run_dir])
-    why = ("no checkpoint was written yet" if is_resumable(cfg.algo) else f"{cfg.algo} writes no checkpoints")
+    why = ("no checkpoint was written yet" if algorithm.resumable else f"{cfg.algo} writes no checkpoints")
     return f"{head}; {why}, so no policy was saved: train again to start over"
 
 
 def _run_plug_in(cfg: TrainConfig, args) -> int:
     """A ``module:callable`` trainer through the plug-in contract: train, save, evaluate, print."""
-    if args.resume and not is_resumable(cfg.algo):
-        raise UsageError(f"--resume continues a run of a trainer that writes checkpoints (ppo, sb3, dqn, nfsp, "
-                         f"dmc, or a plug-in with resumable = True); {cfg.algo} has none")
+    # looked up once, first: a trainer that cannot be imported is refused before anything is written
+    algorithm = registry.lookup(cfg.algo)
+    if args.resume and not algorithm.resumable:
+        resuming = ", ".join(a.name for a in registry.BUILTIN.values() if a.resumable or a.own_door)
+        raise UsageError(f"--resume continues a run of a trainer that writes checkpoints ({resuming}, "
+                         f"or a plug-in with resumable = True); {cfg.algo} has none")
     run_dir = os.path.join(cfg.out_dir, cfg.name)
     if args.resume and os.path.abspath(checkpoints.run_dir_of(args.resume)) != os.path.abspath(run_dir):
         raise UsageError(f"--resume {args.resume} names another run than the config's {run_dir}; give --resume "
@@ -168,9 +167,8 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
     if args.resume and not resumable.exists(run_dir):
         raise UsageError(f"--resume: {run_dir} holds no checkpoint of a {cfg.algo} run (one is written every "
                          f"checkpoint_every = {_decisions(cfg.checkpoint_every)}); start the run without --resume")
-    resolve_trainer(cfg.algo)  # a trainer that cannot be imported is refused before anything is written
     if not args.resume:  # --resume continues an interrupted run from its checkpoint; a finished one, nothing
-        interrupted = is_resumable(cfg.algo) and resumable.exists(run_dir) and \
+        interrupted = algorithm.resumable and resumable.exists(run_dir) and \
             not os.path.exists(os.path.join(run_dir, "policy.json"))
         checkpoints.refuse_over_run(run_dir, resume_with=run_dir if interrupted else None)
     checkpoints.prepare_run_dir(cfg, run_dir)
@@ -180,7 +178,7 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
         path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
                              progress=not args.no_progress, resume=bool(args.resume))
     except KeyboardInterrupt:
-        print(_interrupted(cfg, run_dir, reported[0]), flush=True)
+        print(_interrupted(cfg, run_dir, reported[0], algorithm), flush=True)
         return EXIT_INTERRUPTED
     seconds = time.perf_counter() - start
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)

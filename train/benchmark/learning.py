@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from train import registry
 from train.config import TrainConfig
 from train.ppo.network import UPDATE_PARTS
 
@@ -74,14 +75,7 @@ def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[in
 
     torch.set_num_threads(1)  # like with like: the SB3 path sets one thread for its whole process
     with contextlib.redirect_stdout(io.StringIO()):  # the trainers' notes would break the table
-        if cfg.algo == "ppo":
-            from train.ppo import trainer as native_ppo
-
-            summary = native_ppo.train(cfg, progress=False)
-        else:
-            from train.sb3 import trainer as sb3_ppo
-
-            summary = sb3_ppo.train(cfg, progress=False)
+        summary = registry.own_door(cfg.algo)(cfg, progress=False)  # the PPO paths' own trainers, with summaries
     return summary["trained_timesteps"], summary["seconds"]
 
 
