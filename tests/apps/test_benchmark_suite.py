@@ -175,10 +175,17 @@ def test_resume_of_a_finished_run_gives_the_same_results(tmp_path, capsys):
     argv = ["benchmark", "--agent", "greedy", "--tasks", "xiangqi-2p", "--games-per-task", "4", "--workers", "1",
             "--no-progress", "--out", str(tmp_path)]
     assert main(argv) == 0
-    first = (tmp_path / "results.json").read_text(encoding="utf-8")
+    first = _without_provenance(tmp_path / "results.json")
     assert main(argv + ["--resume"]) == 0
     assert "resuming: 4 of 4 games already played" in capsys.readouterr().out
-    assert (tmp_path / "results.json").read_text(encoding="utf-8") == first
+    # the numbers are the same; the provenance (command line, machine) may legitimately differ
+    assert _without_provenance(tmp_path / "results.json") == first
+
+
+def _without_provenance(path) -> dict:
+    results = json.loads(path.read_text(encoding="utf-8"))
+    assert "provenance" in results
+    return {k: v for k, v in results.items() if k != "provenance"}
 
 
 def test_references_are_measured_written_and_read_back(tmp_path, monkeypatch, capsys):
@@ -261,7 +268,7 @@ def test_leaderboard_ranks_runs_by_iqm_and_marks_smoke_runs(tmp_path, capsys):
 def test_leaderboard_refuses_mixed_suites_and_files_that_are_not_results(tmp_path, capsys):
     first = _tiny_results(tmp_path, "a", [1, 2])
     second = _tiny_results(tmp_path, "b", [3, 4], suite="uno-suite-v2")
-    with pytest.raises(UsageError, match="different suites"):
+    with pytest.raises(UsageError, match="different suite versions"):
         leaderboard_markdown([json.loads(open(f"{d}/results.json").read()) for d in (first, second)])
     (tmp_path / "other.json").write_text('{"games": 3}', encoding="utf-8")
     assert main(["benchmark", "--leaderboard", str(tmp_path / "other.json")]) == 2
@@ -307,10 +314,10 @@ def test_leaderboard_shows_exploit_runs_as_a_best_response_column_where_agents_c
     assert main(["benchmark", "--leaderboard", *runs]) == 0
     table = capsys.readouterr().out
     header = next(line for line in table.splitlines() if line.startswith("| rank"))
-    assert header.endswith("| best response classic-2p 1M |")
+    assert header.endswith("| best response classic-2p 1M | provenance |")
     rows = {line.split("|")[2].strip(): line for line in table.splitlines() if line.startswith("| 1 ")
             or line.startswith("| 2 ")}
-    assert rows["`heuristic` *"].endswith("| 61.2% |") and rows["`pretrained` *"].endswith("| 48.4% |")
+    assert rows["`heuristic` *"].split(" | ")[-2] == "61.2%" and rows["`pretrained` *"].split(" | ")[-2] == "48.4%"
     section = table[table.index("## Approximate exploitability"):]
     assert "| `greedy` | classic-2p | 1M | shipped | 74.7% | 69.7% - 79.7% | 50% | 200 |" in section
     assert section.index("`greedy`") < section.index("`heuristic`") < section.index("`pretrained:classic-2p`")

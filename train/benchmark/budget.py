@@ -52,7 +52,7 @@ from dataclasses import dataclass, replace
 from uno_env import RuleSet
 from uno_env.errors import short_repr
 
-from train import atomic, process_lock, resumable, shipped_configs
+from train import atomic, process_lock, registry, resumable, shipped_configs
 from train.algorithm import is_resumable, resolve_trainer, run_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
@@ -357,7 +357,7 @@ def interrupted_seed_fate(plan: Plan) -> str:
         return ("a seed interrupted while training trains again from the start: the protocol resumes only "
                 f"trainers whose resumed runs learn what uninterrupted ones do (resumable = True), and {algo} "
                 "is not one")
-    if algo not in ValueLearnerSettings.USED_BY:  # a plug-in: its own checkpoints, on its own schedule
+    if ValueLearnerSettings not in registry.lookup(algo).parts:  # a plug-in: its own checkpoints, its own schedule
         return "a seed interrupted while training resumes from its trainer's last checkpoint, if it wrote one"
     every = plan.config.checkpoint_every
     if every == 0:
@@ -452,6 +452,6 @@ def run_protocol(plan: Plan, workers: int = 2, progress: bool = True,
     scores = [score_point(plan, seed, target, record["points"][str(target)], workers, progress, progress_interval)
               for seed, record in enumerate(records) for target in plan.targets()]
     results = budget_report.build(plan.identity(), plan.config_file, plan.config.algo, list(range(plan.seeds)),
-                                  plan.not_official(), records, scores)
+                                  plan.not_official(), records, scores, suite=plan.suite)
     budget_report.write(results, plan.out_dir)
     return results

@@ -14,6 +14,7 @@ import math
 import os
 
 from train import atomic
+from train.provenance import provenance
 from train.plots import pyplot, save_png
 
 RESULTS_FORMAT = "uno-env-budget-results"
@@ -48,8 +49,9 @@ def t_interval(values: list[float]) -> list[float] | None:
 
 
 def build(identity: dict, config_file: str, algo: str, seeds: list[int], not_official: list[str], records: list[dict],
-          scores: list[dict]) -> dict:
-    """results.json's content: the protocol, each seed's training, and every point per seed and across seeds."""
+          scores: list[dict], suite=None) -> dict:
+    """results.json's content: the protocol, each seed's training, every point per seed and across seeds, and
+    where it came from (``provenance``: version, commit, the suite played, command line, machine)."""
     tasks = identity["tasks"]
     points = []
     for target in sorted({s["target"] for s in scores}):
@@ -67,7 +69,7 @@ def build(identity: dict, config_file: str, algo: str, seeds: list[int], not_off
             "config_file": config_file, "algo": algo, "variant": identity["config"]["variant"], "tasks": tasks,
             "budgets": identity["budgets"], "seeds": seeds, "official": not not_official,
             "not_official": not_official, "interval": INTERVAL, "protocol": identity, "runs": records,
-            "points": points}
+            "points": points, "provenance": provenance(suite)}
 
 
 def curve_csv(results: dict) -> str:

@@ -9,6 +9,12 @@ with ``--write`` a figure of their learning curves beside the file (``budget_rep
 Approximate exploitability (``uno-env exploit``'s ``exploit.json``) adds a column to the agents' table
 for each task and budget where two or more of its agents have a best response (the better start's win
 rate against the row's agent), and a section listing every such run (``exploit_section``).
+
+Every row shows its provenance briefly (the uno-env version and commit it was measured with,
+``train/provenance.py``). Runs of different suite versions are refused, naming each file and its
+version: the suite name (which ends in its version) and, where the files record it, the digest of the
+suite's definition. A file written before results recorded their provenance keeps working: its suite
+version is its ``suite`` field, as before, and its provenance shows as ``-``.
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from train.benchmark.exploit import EXPLOIT_FORMAT
 from train.benchmark.runner import RESULTS_FORMAT
 from train.errors import UsageError
 from train.json_input import check_shape, nullable, read_json_object
+from train.provenance import brief
 
 #: What the leaderboard reads of an agent's results.json (runner.build_results writes it).
 AGENT_RESULTS = {"suite": str, "agent": str, "official": bool, "tasks": [{"id": str, "win_rate": float}],
@@ -37,6 +44,23 @@ BUDGET_RESULTS = {"suite": str, "official": bool, "config_file": str, "algo": st
 EXPLOIT_RESULTS = {"target": str, "task": {"variant": str, "players": int, "rule_options": {"*": object}}, "budget": int,
                    "parity": float, "best": {"start": str, "decisions": int, "games": int, "win_rate": float,
                                              "ci95": [float, float]}}
+
+
+#: What the leaderboard reads of a file's provenance, where it has one (train/provenance.py writes it).
+PROVENANCE = {"uno_env_version": str, "commit": nullable(str), "commit_dirty": nullable(bool),
+              "suite": nullable({"name": str, "definition_digest": str}),
+              "task_rules_digests": nullable({"*": str})}
+
+
+class ResultsFile(dict):
+    """A results file's content, knowing the file it was read from (``path``), so messages can name it."""
+
+    path: str | None = None
+
+
+def source_of(run: dict) -> str:
+    """The file ``run`` was read from, or a description of it when it was built in memory."""
+    return getattr(run, "path", None) or f"the results of {run.get('agent') or run.get('config_file')}"
 
 
 def read_results(path: str) -> dict:
@@ -57,9 +81,50 @@ def read_results(path: str) -> dict:
         raise UsageError(f"{file}: not {what} (written by uno-env benchmark --agent ... or --train ..., "
                          "or uno-env exploit)")
     problem = check_shape(results, shapes[results["format"]])
+    if not problem and "provenance" in results:  # files from before provenance have none: fine
+        problem = check_shape(results["provenance"], PROVENANCE, "provenance")
     if problem:
         raise UsageError(f"{file}: not {what} ({problem})")
-    return results
+    run = ResultsFile(results)
+    run.path = file
+    return run
+
+
+def suite_version(run: dict) -> str:
+    """The suite version of a run: its suite's name, with its definition's digest where the file records it."""
+    suite = (run.get("provenance") or {}).get("suite")
+    return run["suite"] + (f" (definition {suite['definition_digest'][:12]})" if suite else "")
+
+
+def check_one_suite_version(runs: list[dict]) -> str:
+    """The suite all ``runs`` played; UsageError naming every file and its suite version when they differ.
+
+    A file without provenance agrees with any definition of its suite's name: the name is its version, as
+    before provenance was recorded, and refusing would orphan every published file of that time.
+    """
+    names = {r["suite"] for r in runs}
+    digests = {r["provenance"]["suite"]["definition_digest"] for r in runs
+               if (r.get("provenance") or {}).get("suite")}
+    if len(names) > 1 or len(digests) > 1:
+        by_version: dict[str, list[str]] = {}
+        for r in runs:
+            by_version.setdefault(suite_version(r), []).append(source_of(r))
+        why = "" if len(names) > 1 else "; the suite's tasks, seeds or game counts changed under one name"
+        listed = "; ".join(f"{version}: {', '.join(files)}" for version, files in sorted(by_version.items()))
+        raise UsageError(f"results of different suite versions cannot share a leaderboard: {listed}{why}")
+    return names.pop()
+
+
+def rules_notes(runs: list[dict]) -> list[str]:
+    """A line for each task whose rules differ between runs (their rules digests): the engine changed between them."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    for r in runs:
+        for task_id, rules in ((r.get("provenance") or {}).get("task_rules_digests") or {}).items():
+            seen.setdefault(task_id, {}).setdefault(rules, []).append(f"`{r.get('agent') or r.get('config_file')}`")
+    return [f"The rules of {task_id} differ between runs (rules digest "
+            + "; ".join(f"{rules[:12]}: {', '.join(names)}" for rules, names in digests.items())
+            + "): the engine's rules changed between their versions, so their figures on it are not comparable."
+            for task_id, digests in seen.items() if len(digests) > 1]
 
 
 def budget_runs_of(runs: list[dict]) -> list[dict]:
@@ -103,14 +168,15 @@ def exploit_section(runs: list[dict]) -> list[str]:
              "better of its starts (from scratch, or the shipped policy for the table), its win rate on fresh games "
              "with a 95% interval. A lower bound on how far the agent can be exploited, only as good as the "
              "learner and its budget. The agents' table above has a column for a task and budget where two or more of "
-             "its agents were measured.", "",
-             "| agent | task | budget | better start | best response wins | 95% interval | parity | games |",
-             "|---|---|---|---|---|---|---|---|"]
+             "its agents were measured. Provenance: the uno-env version and commit of the run.", "",
+             "| agent | task | budget | better start | best response wins | 95% interval | parity | games "
+             "| provenance |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for run in sorted(runs, key=lambda r: (task_label(r["task"]), r["budget"], -r["best"]["win_rate"])):
         best = run["best"]
         lines.append(f"| `{run['target']}` | {task_label(run['task'])} | {budget_label(run['budget'])} | "
                      f"{best['start']} | {best['win_rate']:.1%} | {best['ci95'][0]:.1%} - {best['ci95'][1]:.1%} | "
-                     f"{run['parity']:.0%} | {best['games']:,} |")
+                     f"{run['parity']:.0%} | {best['games']:,} | {brief(run.get('provenance'))} |")
     return lines
 
 
@@ -125,14 +191,14 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
     runs = [r for r in runs if r.get("format") != EXPLOIT_FORMAT]
     if not runs:
         raise UsageError("--leaderboard needs at least one uno-env benchmark result beside exploit.json files")
-    suites = sorted({r["suite"] for r in runs})
-    if len(suites) > 1:
-        raise UsageError(f"results of different suites cannot share a leaderboard: {', '.join(suites)}")
+    suites = [check_one_suite_version(runs)]
+    notes = rules_notes(runs)
     budget_runs = budget_runs_of(runs)
     runs = [r for r in runs if r.get("format") != budget_report.RESULTS_FORMAT]
     if not runs:
         return "\n".join([f"# Leaderboard: {suites[0]}", "",
                           *budget_report.leaderboard_section(budget_runs, curves_image),
+                          *(["", *notes] if notes else []),
                           *(["", *exploit_section(exploit_runs)] if exploit_runs else [])]) + "\n"
     task_ids = list(dict.fromkeys(t["id"] for r in runs for t in r["tasks"]))
 
@@ -157,10 +223,13 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
              "IQM: interquartile mean of normalised scores over the tasks (random = 0, heuristic = 1) with its "
              "95% stratified bootstrap interval; then each task's win rate. See docs/benchmark.md."
              + (" Best response: the approximate exploitability at that task and budget (the win rate of a best "
-                "response trained against the agent; see the section below)." if exploit_columns else ""), "",
+                "response trained against the agent; see the section below)." if exploit_columns else "")
+             + " Provenance: the uno-env version and commit the run was measured with (-dirty: with uncommitted "
+               "changes; - : a file written before results recorded it).", "",
              "| rank | agent | IQM | 95% interval | " + " | ".join(task_ids)
-             + "".join(f" | best response {task} {budget_label(budget)}" for task, budget in exploit_columns) + " |",
-             "|---|---|---|---|" + "---|" * (len(task_ids) + len(exploit_columns))]
+             + "".join(f" | best response {task} {budget_label(budget)}" for task, budget in exploit_columns)
+             + " | provenance |",
+             "|---|---|---|---|" + "---|" * (len(task_ids) + len(exploit_columns) + 1)]
     smoke = False
     for rank, run in enumerate(sorted(runs, key=iqm_of, reverse=True), start=1):
         win_rates = {t["id"]: f"{t['win_rate']:.1%}" for t in run["tasks"]}
@@ -171,11 +240,14 @@ def leaderboard_markdown(runs: list[dict], curves_image: str | None = None) -> s
         smoke = smoke or not run["official"]
         lines.append(f"| {rank} | `{run['agent']}`{mark} | {iqm} | {interval} | "
                      + " | ".join(win_rates.get(task_id, "-") for task_id in task_ids)
-                     + "".join(f" | {exploit_cell(run['agent'], c)}" for c in exploit_columns) + " |")
+                     + "".join(f" | {exploit_cell(run['agent'], c)}" for c in exploit_columns)
+                     + f" | {brief(run.get('provenance'))} |")
     if smoke:
         lines += ["", "\\* not official: a subset of the suite's tasks (its IQM is over the tasks it played; \"-\" "
                   "marks a task it did not play) or fewer games per task (a smoke run); not comparable with official "
                   "numbers."]
+    if notes:
+        lines += ["", *notes]
     if budget_runs:
         lines += ["", *budget_report.leaderboard_section(budget_runs, curves_image)]
     if exploit_runs:

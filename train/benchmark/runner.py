@@ -3,9 +3,10 @@
 ``run_suite`` plays every task with ``run_tournament`` (so results do not depend on the worker count)
 and keeps the agent's row of each summary: the agent is the first spec of the line-up, so it is the
 first row, even when it is ``heuristic`` against heuristics (``report.py`` then names the others
-``heuristic#2``...). ``build_results`` adds the aggregate (``aggregate.py``); ``write_results`` writes
-``results.json`` and ``results.md``. ``measure_references`` plays ``random`` and ``heuristic`` to
-(re)write a suite's reference win rates.
+``heuristic#2``...). ``build_results`` adds the aggregate (``aggregate.py``) and the run's
+provenance (``train/provenance.py``: version, commit, suite version, rules digest, command line,
+machine); ``write_results`` writes ``results.json`` and ``results.md``. ``measure_references``
+plays ``random`` and ``heuristic`` to (re)write a suite's reference win rates.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from train.benchmark.aggregate import aggregate
 from train.benchmark.suite import REFERENCE_AGENTS, Suite
 from train.evaluation.tournament import run_tournament
 from train.progress import DEFAULT_INTERVAL
+from train.provenance import describe, provenance
 
 RESULTS_FORMAT = "uno-env-benchmark-results"
 RESULTS_VERSION = 1
@@ -56,8 +58,10 @@ def run_suite(suite: Suite, agent_spec: str, workers: int = 2, out_dir: str | No
     return rows
 
 
-def build_results(suite: Suite, agent_spec: str, rows: list[dict], references: dict | None = None) -> dict:
-    """results.json's content: the suite, each task with its row, and the aggregate if references cover every task."""
+def build_results(suite: Suite, agent_spec: str, rows: list[dict], references: dict | None = None,
+                  command: list[str] | None = None) -> dict:
+    """results.json's content: the suite, each task with its row, the aggregate if references cover every task,
+    and the provenance (``command``: the command line to record, default ``sys.argv``)."""
     references = suite.references() if references is None else references
     tasks = [{**task.to_dict(), **row, "reference_win_rates": references.get(task.task_id)}
              for task, row in zip(suite.tasks, rows, strict=True)]
@@ -70,6 +74,7 @@ def build_results(suite: Suite, agent_spec: str, rows: list[dict], references: d
         for t, score in zip(tasks, agg.pop("normalised_scores")):
             t["normalised_score"] = score
         results["aggregate"] = agg
+    results["provenance"] = provenance(suite, command)
     return results
 
 
@@ -98,6 +103,7 @@ def results_markdown(results: dict) -> str:
     truncated = sum(t["truncated_games"] for t in results["tasks"])
     if truncated:
         lines += ["", f"{truncated} games were truncated at the step cap (no winner)."]
+    lines += ["", describe(results.get("provenance"))]  # a file from before provenance says so
     return "\n".join(lines) + "\n"
 
 

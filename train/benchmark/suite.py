@@ -8,12 +8,15 @@ of ``random`` and ``heuristic`` on every task, kept in ``references/<suite>.json
 and written by ``uno-env benchmark --make-references --suite <suite>``.
 
 A published suite never changes: a different task list, game count or seed is a new suite name
-(``uno-suite-v2``) added to ``SUITES`` next to the old one.
+(``uno-suite-v2``) added to ``SUITES`` next to the old one. The name ends in its version (``-v1``), and
+``definition_digest`` fingerprints the published task list, so a results file can show which suite
+version it played (``train/provenance.py``).
 """
 from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field, replace
 
 from uno_env import RuleSet
@@ -22,6 +25,7 @@ from uno_env.errors import did_you_mean
 from train.errors import UsageError
 from train.evaluation.tournament import schedule
 from train.json_input import read_json_object
+from train.provenance import digest
 
 REFERENCE_AGENTS = ("random", "heuristic")
 """The agents whose win rates fix a task's normalised score at 0 (random) and 1 (heuristic)."""
@@ -64,11 +68,27 @@ class Task:
 
 @dataclass(frozen=True)
 class Suite:
-    """A named list of tasks; ``official`` is False once its game counts or tasks were changed for a smoke run."""
+    """A named list of tasks; ``official`` is False once its game counts or tasks were changed for a smoke run.
+
+    ``definition_digest``: the digest of the task list the suite was defined with (ids, rules options,
+    opponents, games, seeds), computed once and kept by ``only`` and ``with_games_per_task``: a smoke run
+    of a suite names the same suite version as the official run.
+    """
 
     name: str
     tasks: tuple[Task, ...]
     official: bool = True
+    definition_digest: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.definition_digest:
+            object.__setattr__(self, "definition_digest", digest([t.to_dict() for t in self.tasks]))
+
+    @property
+    def version(self) -> int | None:
+        """The version the name ends in (``uno-suite-v1``: 1); None for a name without one."""
+        found = re.search(r"-v(\d+)$", self.name)
+        return int(found.group(1)) if found else None
 
     def task_ids(self) -> list[str]:
         """The ids of the tasks, in order."""
@@ -109,6 +129,8 @@ class Suite:
 def check_suite(suite: Suite) -> None:
     """Refuse a suite definition with repeated ids or seeds, or game counts that are not whole seat rotations."""
     ids = suite.task_ids()
+    if suite.version is None:
+        raise ValueError(f"suite {suite.name!r}: a published suite's name ends in its version, e.g. -v1")
     if len(set(ids)) != len(ids):
         raise ValueError(f"suite {suite.name!r}: task ids repeat")
     if len({t.seed for t in suite.tasks}) != len(suite.tasks):
