@@ -21,6 +21,21 @@ def python_twin(variant: str, players: int = 2, **options):
     return Game(variant, players, backend="python", **options), Game(variant, players, backend="native", **options)
 
 
+def play_alike(py, nat, a, b, pick, draw_every: int = 0) -> None:
+    """Play ``a`` (Python engine) and ``b`` (core) to the end with the same random legal actions, checking
+    the legal actions at every decision and the whole state at the end; with ``draw_every``, Python also
+    draws from both states' generators every that many steps (the stream they share with the core)."""
+    while not a.is_over:
+        if draw_every and a.steps % draw_every == 3:
+            assert a.rng.integers(100) == b.rng.integers(100)
+        legal = py.legal_actions(a)
+        assert nat.legal_actions(b) == legal
+        action = legal[int(pick.integers(len(legal)))]
+        py.step(a, action)
+        nat.step(b, action)
+    assert py.to_spec(a) == nat.to_spec(b)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_seeded_game_deals_and_draws_as_numpy_seeds_it(seed):
     py, nat = python_twin("classic")
@@ -37,16 +52,7 @@ def test_python_and_the_core_share_one_stream_once_the_generator_is_handed_over(
     """Drawing from ``state.rng`` between steps moves the game's own stream, on both engines alike."""
     py, nat = python_twin("classic", 2)
     a, b = py.new_state(3), nat.new_state(3)
-    pick = np.random.default_rng(0)
-    while not a.is_over:
-        if a.steps % 7 == 3:
-            assert a.rng.integers(100) == b.rng.integers(100)
-        legal = py.legal_actions(a)
-        assert nat.legal_actions(b) == legal
-        action = legal[int(pick.integers(len(legal)))]
-        py.step(a, action)
-        nat.step(b, action)
-    assert py.to_spec(a) == nat.to_spec(b)
+    play_alike(py, nat, a, b, np.random.default_rng(0), draw_every=7)
     assert b.rng.bit_generator.state == a.rng.bit_generator.state
 
 
@@ -66,13 +72,7 @@ def test_a_clone_is_exact_and_independent(variant, hand_over):
         nat.step(b, action)
     before = b.rng.bit_generator.state if hand_over else None
     ca, cb = py.clone(a), nat.clone(b)
-    while not ca.is_over:
-        legal = py.legal_actions(ca)
-        assert nat.legal_actions(cb) == legal
-        action = legal[int(pick.integers(len(legal)))]
-        py.step(ca, action)
-        nat.step(cb, action)
-    assert py.to_spec(ca) == nat.to_spec(cb)
+    play_alike(py, nat, ca, cb, pick)
     if hand_over:
         assert b.rng.bit_generator.state == before
     assert b.rng.bit_generator.state == a.rng.bit_generator.state  # the original was not drawn from

@@ -23,15 +23,21 @@ OBS, ACTIONS, FEATURES = 23, 11, 7
 HIDDEN = [[], [16], [32, 16], [8, 8, 8]]
 
 
+def relu_layers(width: int, hidden: list[int]) -> tuple[list, int]:
+    """The hand-written loop the trainers had: Linear + ReLU per hidden size, in order; and the last width."""
+    layers = []
+    for size in hidden:
+        layers += [nn.Linear(width, size), nn.ReLU()]
+        width = size
+    return layers, width
+
+
 class LoopDQN(nn.Module):
     """The DQN's ``QNetwork.__init__`` before the shared helper (its forward lives in the new class)."""
 
     def __init__(self, obs_size, num_actions, hidden):
         super().__init__()
-        layers, width = [], obs_size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
+        layers, width = relu_layers(obs_size, hidden)
         self.trunk = nn.Sequential(*layers)
         self.value = nn.Linear(width, 1)
         self.advantage = nn.Linear(width, num_actions)
@@ -44,10 +50,7 @@ class LoopNFSP(nn.Module):
 
     def __init__(self, obs_size, num_actions, hidden):
         super().__init__()
-        layers, width = [], obs_size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
+        layers, width = relu_layers(obs_size, hidden)
         self.net = nn.Sequential(*layers, nn.Linear(width, num_actions))
 
 
@@ -56,10 +59,7 @@ class LoopDMC(nn.Module):
 
     def __init__(self, obs_size, feature_size, hidden):
         super().__init__()
-        layers, width = [], obs_size + feature_size
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.ReLU()]
-            width = size
+        layers, width = relu_layers(obs_size + feature_size, hidden)
         layers.append(nn.Linear(width, 1))
         nn.init.zeros_(layers[-1].weight)
         nn.init.zeros_(layers[-1].bias)
