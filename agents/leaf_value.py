@@ -69,7 +69,9 @@ def _results(scores: list[float], s: State) -> list[float]:
     n = s.num_players
     top = max(scores)
     weights = [0.0 if s.eliminated[i] else math.exp(x - top) for i, x in enumerate(scores)]
-    total = sum(weights)
+    total = 0.0
+    for w in weights:  # added left to right (sum() of floats rounds otherwise from Python 3.12): the core's order
+        total += w
     lose = 1.0 / (n - 1)
     return [w / total * (1.0 + lose) - lose for w in weights]
 
@@ -101,8 +103,14 @@ class LeafModel:
 
     def __call__(self, s: State) -> list[float]:
         """Expected results of the unfinished game ``s`` (the search's scale)."""
-        w = self.weights
-        return _results([sum(a * b for a, b in zip(w, row)) for row in self.features(s)], s)
+        return _results([self.score(row) for row in self.features(s)], s)
+
+    def score(self, row: list[float]) -> float:
+        """``weights . row``, added left to right as the core adds it (uno_env/core/search.cpp)."""
+        total = 0.0
+        for w, x in zip(self.weights, row):
+            total += w * x
+        return total
 
 
 def fitted_model(game: Game, rollout) -> LeafModel:

@@ -39,12 +39,12 @@ import time
 
 import numpy as np
 
-from uno_env import Game
+from uno_env import Game, core
 from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 from uno_env.state import Phase, State
 
-from .leaf_value import KindIndex, estimate, fitted_model
+from .leaf_value import KindIndex, LeafModel, estimate, fitted_model
 
 #: name: (type, default, meaning) of every option of the spec.
 OPTIONS: dict[str, tuple[type, object, str]] = {
@@ -63,9 +63,12 @@ OPTIONS: dict[str, tuple[type, object, str]] = {
                            "pretrained:<name> or a policy file path"),
     "prior_weight": (float, 3.0, "weight of the prior's probability in the root's selection score, added as "
                                  "weight * p / (visits + 1), >= 0"),
+    "engine": (str, "auto", "where the tree loop runs: core (the compiled core, uno_env/core/search.cpp), python "
+                            "(this module, the reference) or auto (the core wherever it is built and covers the "
+                            "rules); both make the same decisions from the same seed"),
 }
 
-CHOICES = {"leaf": ("fitted", "sizes"), "opponents": ("search", "rollout")}
+CHOICES = {"leaf": ("fitted", "sizes"), "opponents": ("search", "rollout"), "engine": ("auto", "core", "python")}
 
 
 class SearchOptionError(ValueError):
@@ -130,12 +133,13 @@ class ISMCTSAgent:
     def __init__(self, game: Game, seed: int | None = None, guide=None, **options):
         """``guide``: the policy the ``prior`` option names, already loaded (``agents.load`` builds it), or None.
         Anything with ``logits(observation)`` guides; the search itself loads nothing."""
-        # the search clones, redraws and rolls out states by the thousand: on the Python engine for now (a native
-        # state is copied once per decision, act_state), where a state is a plain object to edit
+        # the reference loop below runs on the Python engine (a native state is copied once per decision); the
+        # core's twin of it (engine=core) on the compiled core, where states are copied and redrawn in C++
         game = game if game.backend == "python" else Game(game.rules, backend="python")
         self.game = game
         # keyword options pass the same checks as a spec's
         self.options = parse_options(",".join(f"{key}={value}" for key, value in options.items()))
+        self.core_game = self._core_game(game)
         if guide is None and self.options["prior"] != "none":
             # naming a prior without loading it would silently search unguided
             raise SearchOptionError(f"ismcts option prior={short_repr(self.options['prior'])} names a policy the "
@@ -150,6 +154,31 @@ class ISMCTSAgent:
         self.last_iterations = 0
         self.encoder = ObservationEncoder(game) if self.guide is not None else None
         self.root_prior: dict[int, float] = {}  # the guide's probabilities of the root's legal actions
+        # the fitted leaf model's weights, handed to the core's loop (none: the hand-size estimate)
+        self.leaf_weights = list(self.leaf.weights) if isinstance(self.leaf, LeafModel) else []
+
+    def _core_game(self, game: Game):
+        """The native game the core's loop runs on, or None where the search runs in Python (``engine``)."""
+        engine = self.options["engine"]
+        if engine == "python":
+            return None
+        if engine == "auto" and core.resolve(None, game.rules) != "native":  # UNO_ENV_BACKEND=python is heard
+            return None
+        if not (core.available() and core.covers(game.rules)):
+            why = core.why_unavailable() or f"the compiled core does not cover the {game.rules.variant!r} rules"
+            raise SearchOptionError(f"ismcts option engine=core: {why}; use engine=python or engine=auto")
+        return Game(game.rules, backend="native")
+
+    def _core_state(self, state):
+        """``state`` as a state of the core (a Python state is copied once; a native one is used as it is)."""
+        if isinstance(state, State):
+            from uno_env.core.native import from_python
+
+            return from_python(self.core_game, state)
+        if state._game.rules != self.core_game.rules:
+            raise ValueError(f"the ismcts agent searches {self.core_game.rules.variant!r} games; it was handed a "
+                             f"state of other rules ({state._game.rules.variant!r})")
+        return state
 
     def seed(self, seed: int | None) -> None:
         """Restart the search's generator."""
@@ -162,8 +191,12 @@ class ISMCTSAgent:
 
     def act_state(self, state: State) -> int:
         """The most visited root decision after the search, for the seat deciding in ``state``."""
-        state = _python_twin(state)
-        legal = self.game.legal_actions(state)
+        if self.core_game is None:
+            state = _python_twin(state)
+            legal = self.game.legal_actions(state)
+        else:
+            state = self._core_state(state)
+            legal = self.core_game.legal_actions(state)
         self.last_iterations = 0
         unsearched = self.unsearched_action(state, legal)
         if unsearched is not None:
@@ -201,6 +234,8 @@ class ISMCTSAgent:
 
     def root_visits(self, state: State) -> dict[int, int]:
         """One search from ``state``: how often each of the deciding seat's actions was chosen at the root."""
+        if self.core_game is not None:
+            return self._core_root_visits(self._core_state(state))
         state = _python_twin(state)
         g = self.game
         opts = self.options
@@ -277,6 +312,21 @@ class ISMCTSAgent:
                 break
         self.last_iterations = done
         return {a: ch.visits for (p, a), ch in root.children.items() if p == me}
+
+    def _core_root_visits(self, state) -> dict[int, int]:
+        """``root_visits`` by the core's twin of the loop above (uno_env/core/search.cpp), on the same generator."""
+        opts = self.options
+        prior, weight = self.root_prior, opts["prior_weight"]
+        first = max(prior, key=prior.get) if prior and weight > 0 else -1
+        dense = [0.0] * self.game.num_actions if prior else []
+        for a, p in prior.items():
+            dense[a] = p
+        visits, done = core._core.ismcts_root_visits(
+            self.core_game._tables, state._c, self.rng, opts["iterations"], opts["time"], opts["c"],
+            opts["rollout_depth"], opts["void_weight"], opts["opponents"] == "rollout", self.leaf_weights, dense,
+            weight, first)
+        self.last_iterations = done
+        return {a: v for a, v in enumerate(visits.tolist()) if v}
 
 
 class RolloutPolicy:

@@ -11,10 +11,11 @@ alternate for ``--rounds`` rounds so a busy machine slows all of them alike. Row
 - ``rollout``: rollout-policy decisions per second, playing each sampled position to its end;
 - ``rollout, uniform random``: the same with uniformly random legal actions (the policy the core's
   whole-game rollout plays);
-- ``ismcts``: search iterations per second and milliseconds per searched decision at ``--iterations``.
+- ``ismcts``: search iterations per second and milliseconds per searched decision at ``--iterations``
+  (the Python reference loop, ``engine=python``, on positions where the agent searches).
 
-These run on the Python engine, where the search runs (IS-MCTS searches on a Python twin of a native
-game). Beside them, interleaved, the same positions on the compiled core where it covers the rules:
+These run on the Python engine. Beside them, interleaved, the same positions on the compiled core where it
+covers the rules: ``core ismcts`` (the core's twin of the search loop, ``engine=core``, the default),
 ``core clone`` and ``core sample (shared generator)`` through the facade (a Python call and a new
 ``NativeState`` each), the same inside the core (``inside the core``: many per call, what a search
 running in the core pays: ``clone_many``, ``sample_many``), and ``core rollout, uniform random``
@@ -67,8 +68,9 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
     states = positions(game, count)
     rng = np.random.default_rng(1)
     policy = RolloutPolicy(game)
-    agent = ISMCTSAgent(game, seed=0, iterations=iterations)
-    searched = states[:max(1, count // 25)]
+    agent = ISMCTSAgent(game, seed=0, iterations=iterations, engine="python")
+    # positions where the agent searches (not a call or a catch, taken without one): every one runs `iterations`
+    searched = [s for s in states if agent.unsearched_action(s, game.legal_actions(s)) is None][:max(1, count // 25)]
 
     clone = _each(states, game.clone)
     sample_own = _each(states, lambda s: game.sample_hidden(s, s.current_seat, rng))
@@ -100,7 +102,8 @@ def measure(variant: str, players: int, iterations: int, count: int, rounds: int
                   ("sample (shared generator)", "samples/s", sample_shared),
                   ("sample (shared, void_weight=0.2)", "samples/s", sample_voids),
                   ("rollout", "decisions/s", rollout), ("rollout, uniform random", "decisions/s", rollout_uniform),
-                  (f"ismcts iterations={iterations}", "decisions/s", search)] + _core_contenders(game, states, rng)
+                  (f"ismcts iterations={iterations}", "decisions/s", search)] + \
+        _core_contenders(game, states, searched, iterations, rng)
     totals = {label: [0, 0.0, unit] for label, unit, _ in contenders}
     for _ in range(rounds):
         for label, _, fn in contenders:
@@ -121,7 +124,7 @@ def _each(states: list, operation):
     return run
 
 
-def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list:
+def _core_contenders(game: Game, states: list, searched: list, iterations: int, rng: np.random.Generator) -> list:
     """The same positions on the compiled core (none where it is not built or does not cover the rules)."""
     from uno_env import core
 
@@ -131,6 +134,8 @@ def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list
 
     native = Game(game.rules, backend="native")
     twins = [from_python(native, s) for s in states]
+    agent = ISMCTSAgent(native, seed=0, iterations=iterations, engine="core")
+    search = _each([from_python(native, s) for s in searched], agent.act_state)
 
     clone = _each(twins, native.clone)
     sample = _each(twins, lambda s: native.sample_hidden(s, s.current_seat, rng, share_rng=True))
@@ -156,7 +161,8 @@ def _core_contenders(game: Game, states: list, rng: np.random.Generator) -> list
     return [("core clone", "copies/s", clone), ("core sample (shared generator)", "samples/s", sample),
             ("core clone, inside the core", "copies/s", clone_inside),
             ("core sample, inside the core", "samples/s", sample_inside),
-            ("core rollout, uniform random", "decisions/s", rollout)]
+            ("core rollout, uniform random", "decisions/s", rollout),
+            (f"core ismcts iterations={iterations}", "decisions/s", search)]
 
 
 def print_table(rows: list[dict], variant: str, players: int, iterations: int) -> None:
@@ -164,7 +170,7 @@ def print_table(rows: list[dict], variant: str, players: int, iterations: int) -
     print(f"{variant} {players}p (interleaved rounds)")
     for row in rows:
         extra = ""
-        if row["name"].startswith("ismcts"):
+        if "ismcts" in row["name"]:
             extra = f"  ({1000 / row['rate']:.1f} ms per searched decision, " \
                     f"{row['rate'] * iterations:,.0f} iterations/s)"
         elif row["unit"] != "decisions/s":

@@ -21,6 +21,7 @@ using namespace uno;
 void bind_batch(py::module_ &m);  // batch.cpp: many games stepped per call (uno_env/vector.py's native path)
 void bind_agents(py::module_ &m);  // agents.cpp: random and greedy deciding many rows per call
 void bind_sample(py::module_ &m);  // sample.cpp: the hidden-information sampler (uno_env/sampling.py)
+void bind_search(py::module_ &m);  // search.cpp: IS-MCTS's tree loop (agents/search.py)
 
 namespace uno {
 
@@ -592,6 +593,7 @@ PYBIND11_MODULE(_core, m) {
     bind_batch(m);
     bind_agents(m);
     bind_sample(m);
+    bind_search(m);
 
     m.def("new_state", [](const Rules &g, py::object generator) {
         auto cs = std::make_unique<CoreState>();

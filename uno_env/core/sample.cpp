@@ -15,6 +15,7 @@
 #include "binding.hpp"
 #include "engine.hpp"
 #include "random.hpp"
+#include "sample.hpp"
 
 namespace py = pybind11;
 
@@ -476,8 +477,8 @@ void recheck_hidden_facts(const Rules &g, State &t, int seat, int drawn) {
     }
 }
 
-// sampling.sample_hidden after the copy `t` of `s` is made (with its generators): what `seat` cannot see,
-// redrawn from `rng`. kind_weights: null, or players x kinds (row-major).
+}  // namespace
+
 void sample_hidden_into(const Rules &g, const State &s, State &t, int seat, bitgen_t *rng, double void_weight,
                         const double *kind_weights) {
     Known known = known_cards(g, s, seat);
@@ -492,6 +493,8 @@ void sample_hidden_into(const Rules &g, const State &s, State &t, int seat, bitg
     }
     recheck_hidden_facts(g, t, seat, drawn);
 }
+
+namespace {
 
 // The binding hands the core two states it did not check against each other: their shapes must be the rules'.
 void check_shapes(const Rules &g, const State &s) {

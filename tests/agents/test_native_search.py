@@ -1,0 +1,140 @@
+"""IS-MCTS in the core (uno_env/core/search.cpp) makes the reference's decisions: the same root visits, the same
+iterations and the same generator position after every search, on every variant and with every option.
+
+The reference is agents/search.py's Python loop (``engine=python``); the core's twin (``engine=core``) must match
+it exactly, as the differential harness makes the two engines match."""
+import numpy as np
+import pytest
+
+from agents.search import ISMCTSAgent, SearchOptionError
+from uno_env import Game, core
+
+pytestmark = pytest.mark.skipif(not core.available(), reason="the compiled core is not built")
+
+TABLES = [
+    ("classic", 2, {}),
+    ("classic", 4, {"stacking": "any", "jump_in": "on", "multi_play": "on", "uno_call": "explicit", "madness": "on"}),
+    ("alphabet", 3, {"uno_call": "decide"}),
+    ("xiangqi", 2, {}),
+    ("flex", 4, {}),
+    ("flip", 3, {}),
+    ("flip", 2, {"uno_call": "explicit", "flip.pairing": "fixed"}),
+    ("attack", 4, {"uno_call": "explicit"}),
+    ("attack", 2, {}),
+]
+
+
+class SineGuide:
+    """A guide with fixed, uneven logits (a stand-in for a policy file: only its numbers matter here)."""
+
+    def __init__(self, game: Game):
+        self.n = game.num_actions
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        return np.sin(np.arange(self.n) * 1.7 + float(observation.sum())).astype(np.float32)
+
+
+def both(game: Game, seed: int, **options) -> tuple[ISMCTSAgent, ISMCTSAgent]:
+    guide = SineGuide(game) if options.get("prior") else None
+    return tuple(ISMCTSAgent(game, seed=seed, guide=guide, engine=engine, **options) for engine in ("python", "core"))
+
+
+def assert_alike(game: Game, options: dict, games: int = 2, decisions: int = 40, iterations: int = 24) -> int:
+    """Search every position with a choice of a few seeded games with both loops; the count of positions searched."""
+    searched = 0
+    for seed in range(games):
+        s = game.new_state(seed)
+        pick = np.random.default_rng(seed)
+        while not s.is_over and s.steps < decisions:
+            legal = game.legal_actions(s)
+            if len(legal) > 1:
+                reference, twin = both(game, seed * 1000 + s.steps, iterations=iterations, **options)
+                expected = reference.root_visits(s)
+                assert twin.root_visits(s) == expected, (seed, s.steps, str(s.phase))
+                assert twin.last_iterations == reference.last_iterations == iterations
+                assert twin.rng.random() == reference.rng.random()  # the same draws, in the same number
+                searched += bool(expected)
+            game.step(s, legal[int(pick.integers(len(legal)))])
+    return searched
+
+
+@pytest.mark.parametrize("variant,players,rule_options", TABLES)
+def test_same_visits_as_the_reference_on_every_variant(variant, players, rule_options):
+    g = Game(variant, players, **rule_options)
+    assert assert_alike(g, {}) > 20
+
+
+@pytest.mark.parametrize("options", [{"opponents": "rollout"}, {"leaf": "sizes"}, {"void_weight": 0.3},
+                                     {"c": 0.4, "rollout_depth": 3}, {"prior": "guide", "prior_weight": 2.0},
+                                     {"prior": "guide", "prior_weight": 0.0}, {"void_weight": 0.0, "rollout_depth": 1}])
+@pytest.mark.parametrize("variant,players", [("classic", 2), ("flex", 4), ("flip", 3), ("attack", 2)])
+def test_same_visits_with_every_option(variant, players, options):
+    g = Game(variant, players)
+    assert assert_alike(g, options, games=1) > 10
+
+
+def test_same_moves_through_whole_games_on_either_state():
+    """act_state agrees move for move whether it is handed a native state or its Python twin (copied once)."""
+    native = Game("classic", 3)
+    python = Game("classic", 3, backend="python")
+    reference, twin = (ISMCTSAgent(python, seed=5, iterations=40, engine=e) for e in ("python", "core"))
+    s, t = native.new_state(11), python.new_state(11)
+    while not s.is_over:
+        a = twin.act_state(s)
+        assert a == reference.act_state(t)
+        native.step(s, a)
+        python.step(t, a)
+    assert t.is_over and s.winner == t.winner
+
+
+def test_a_timed_search_stops_at_its_iterations_or_its_time():
+    g = Game("classic", 2)
+    s = g.new_state(3)
+    while len(g.legal_actions(s)) < 2:
+        g.step(s, g.legal_actions(s)[0])
+    capped = ISMCTSAgent(g, seed=1, iterations=50, time=30.0, engine="core")  # iterations bind: reproducible
+    again = ISMCTSAgent(g, seed=1, iterations=50, engine="core")
+    assert capped.root_visits(s) == again.root_visits(s) and capped.last_iterations == 50
+    timed = ISMCTSAgent(g, seed=1, iterations=10_000_000, time=0.02, engine="core")
+    visits = timed.root_visits(s)
+    assert 0 < timed.last_iterations < 10_000_000 and sum(visits.values()) == timed.last_iterations
+
+
+def test_engine_option_is_checked_and_auto_follows_the_backend(monkeypatch):
+    g = Game("classic", 2)
+    with pytest.raises(SearchOptionError, match="engine"):
+        ISMCTSAgent(g, engine="gpu")
+    assert ISMCTSAgent(g).core_game is not None  # auto: the core where it is built
+    assert ISMCTSAgent(g, engine="python").core_game is None
+    monkeypatch.setenv("UNO_ENV_BACKEND", "python")
+    assert ISMCTSAgent(g).core_game is None  # a process kept on the reference searches there too
+
+
+def test_a_state_of_other_rules_is_refused():
+    agent = ISMCTSAgent(Game("classic", 2), seed=0, iterations=5, engine="core")
+    other = Game("classic", 3)
+    with pytest.raises(ValueError, match="other rules"):
+        agent.root_visits(other.new_state(0))
+
+
+def test_the_binding_checks_what_it_is_handed():
+    g = Game("classic", 2)
+    s = g.new_state(0)
+    agent = ISMCTSAgent(g, seed=0, iterations=5, engine="core")
+    tables, rng = agent.core_game._tables, np.random.default_rng(0)
+    good = dict(iterations=5, time=0.0, c=1.0, rollout_depth=2, void_weight=1.0, opponents_rollout=False,
+                leaf_weights=[], prior=[], prior_weight=1.0, first=-1)
+    core._core.ismcts_root_visits(tables, s._c, rng, **good)
+    for bad, message in [({"iterations": 0}, "iterations"), ({"rollout_depth": 0}, "rollout_depth"),
+                         ({"c": -1.0}, "finite"), ({"time": float("nan")}, "finite"), ({"void_weight": 2.0}, "void"),
+                         ({"leaf_weights": [1.0] * 3}, "leaf_weights"), ({"prior": [0.5] * 3}, "prior"),
+                         ({"first": g.num_actions}, "first"), ({"first": -2}, "first")]:
+        with pytest.raises(ValueError, match=message):
+            core._core.ismcts_root_visits(tables, s._c, rng, **{**good, **bad})
+    other = Game("classic", 3)
+    with pytest.raises(ValueError, match="other rules"):
+        core._core.ismcts_root_visits(other._tables, s._c, rng, **good)
+    while not s.is_over:
+        g.step(s, g.legal_actions(s)[0])
+    with pytest.raises(ValueError, match="over"):
+        core._core.ismcts_root_visits(tables, s._c, rng, **good)

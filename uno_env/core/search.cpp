@@ -1,0 +1,390 @@
+// IS-MCTS in the core: the twin of agents/search.py's ISMCTSAgent.root_visits, its RolloutPolicy and the leaf
+// models of agents/leaf_value.py, so one search runs without a call back into Python.
+//
+// Read the Python first: it is the reference, and its docstrings say why the search is built as it is. Every
+// function here mirrors the Python one of the same name, drawing from the search's numpy Generator in the same
+// order (Generator.random() for the rollout's tie-breaks, integers(n) for its random picks), and doing its
+// arithmetic in the same order in doubles, so a seed gives the same tree and the same visits on either side
+// (tests/agents/test_native_search.py). A world is sampled as sampling.sample_hidden(share_rng=True) samples it
+// (sample.cpp); the fitted leaf model's weights are fitted in Python and handed over.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "binding.hpp"
+#include "engine.hpp"
+#include "random.hpp"
+#include "sample.hpp"
+
+namespace py = pybind11;
+
+namespace uno {
+namespace {
+
+// agents/leaf_value.py's KindIndex: which kinds are wild, coloured action cards, or of each colour.
+struct KindIndex {
+    int num_kinds = 0;
+    std::vector<uint8_t> is_wild, is_number;
+    std::vector<int> colour_of;  // -1 for a wild
+    std::vector<int> wild_kinds, action_kinds;
+    std::array<std::vector<int>, 4> kinds_by_colour;
+
+    explicit KindIndex(const Rules &g) : num_kinds(g.num_kinds) {
+        for (int i = 0; i < num_kinds; ++i) {
+            bool wild = g.is_wild[i] != 0;
+            is_wild.push_back(wild);
+            colour_of.push_back(wild ? -1 : g.colour_of[i]);
+            is_number.push_back(g.effect_of[i] == NUMBER);
+            if (wild) wild_kinds.push_back(i);
+            if (!wild && g.effect_of[i] != NUMBER) action_kinds.push_back(i);
+            // the Python counts colours 0..3 only; a kind of another colour is in no list
+            if (!wild && g.colour_of[i] >= 0 && g.colour_of[i] < 4) kinds_by_colour[g.colour_of[i]].push_back(i);
+        }
+    }
+
+    std::array<int, 4> colour_counts(const std::vector<int> &hand) const {
+        std::array<int, 4> counts{};
+        for (int c = 0; c < 4; ++c)
+            for (int kind : kinds_by_colour[c]) counts[c] += hand[kind];
+        return counts;
+    }
+};
+
+bool contains(const std::vector<int> &items, int value) {
+    return std::find(items.begin(), items.end(), value) != items.end();
+}
+
+// agents/search.py's RolloutPolicy: shed cards, keep wilds for last, call, catch.
+struct RolloutPolicy {
+    const Rules &g;
+    KindIndex kinds;
+
+    explicit RolloutPolicy(const Rules &rules) : g(rules), kinds(rules) {}
+
+    int choose(const State &s, const std::vector<int> &legal, bitgen_t *rng) const {
+        if (legal.size() == 1) return legal[0];
+        int phase = s.phase;
+        if (phase == TURN || phase == STACK_RESPONSE || phase == JUMP_IN || phase == PLAY_OR_KEEP_DRAWN)
+            return play(s, legal, rng);
+        if (phase == CHOOSE_COLOUR) {
+            auto counts = kinds.colour_counts(s.hands[s.current_seat]);
+            int best = static_cast<int>(std::max_element(counts.begin(), counts.end()) - counts.begin());
+            int a = g.colour0 + best;
+            return contains(legal, a) ? a : legal[pick(rng, legal.size())];
+        }
+        if (phase == UNO_CALL && contains(legal, g.call)) return g.call;
+        if (phase == CATCH && contains(legal, g.catch_)) return g.catch_;
+        if (phase == CHALLENGE_OR_ACCEPT && contains(legal, g.accept)) return g.accept;
+        if (phase == MULTI_PLAY) {
+            for (int a : legal)
+                if (a != g.pass) return a;
+            return legal[0];
+        }
+        if (phase == OPTIMUS_PLACE) {
+            for (int a : legal)
+                if (a < kinds.num_kinds && !kinds.is_wild[a]) return a;
+            return g.pass;
+        }
+        return legal[pick(rng, legal.size())];
+    }
+
+    static std::size_t pick(bitgen_t *rng, std::size_t n) {
+        return static_cast<std::size_t>(rng_integers(rng, static_cast<int64_t>(n)));
+    }
+
+    // RolloutPolicy._play: a coloured card of the colour held most (action cards first, then a random
+    // tie-break: one random() per coloured card, in legal order), else a random wild, else accept/pass/draw.
+    int play(const State &s, const std::vector<int> &legal, bitgen_t *rng) const {
+        const int k = kinds.num_kinds;
+        int first_coloured = -1, coloured = 0, wilds = 0;
+        for (int a : legal) {
+            int kind = kind_of(a);
+            if (kind < 0) continue;
+            if (kinds.is_wild[kind]) {
+                ++wilds;
+            } else if (coloured++ == 0) {
+                first_coloured = a;
+            }
+        }
+        if (coloured == 1) return first_coloured;
+        if (coloured > 1) {
+            auto counts = kinds.colour_counts(s.hands[s.current_seat]);
+            int best = -1, best_count = 0;
+            bool best_action = false;
+            double best_tie = 0.0;
+            for (int a : legal) {
+                int kind = kind_of(a);
+                if (kind < 0 || kinds.is_wild[kind]) continue;
+                int count = counts[kinds.colour_of[kind]];
+                bool action = !kinds.is_number[kind];
+                double tie = rng_random(rng);  // drawn for every coloured card, as max(key=...) evaluates each
+                if (best < 0 || count > best_count ||
+                    (count == best_count && (action > best_action || (action == best_action && tie > best_tie)))) {
+                    best = a, best_count = count, best_action = action, best_tie = tie;
+                }
+            }
+            return best;
+        }
+        if (wilds > 0) {
+            std::size_t chosen = pick(rng, static_cast<std::size_t>(wilds));
+            for (int a : legal) {
+                int kind = kind_of(a);
+                if (kind >= 0 && kinds.is_wild[kind] && chosen-- == 0) return a;
+            }
+        }
+        int first_other = -1;
+        for (int a : legal)
+            if (kind_of(a) < 0 && first_other < 0) first_other = a;
+        for (int fallback : {g.accept, g.pass, g.draw})  // take the penalty, decline, or draw (never challenge)
+            for (int a : legal)
+                if (a == fallback && kind_of(a) < 0) return a;
+        (void)k;
+        return first_other;
+    }
+
+    // the card kind an action places (a regular or a FLEX play), or -1
+    int kind_of(int a) const {
+        const int k = kinds.num_kinds;
+        if (a < k) return a;
+        return (g.flex0 >= 0 && a < 2 * k) ? a - g.flex0 : -1;
+    }
+};
+
+// leaf_value._results: expected results (winner +1, the others -1/(n-1)) from per-seat scores.
+void results(const std::vector<double> &scores, const State &s, std::vector<double> &out) {
+    const int n = s.n;
+    double top = *std::max_element(scores.begin(), scores.end());
+    out.assign(static_cast<std::size_t>(n), 0.0);
+    double total = 0.0;
+    for (int i = 0; i < n; ++i) {
+        out[i] = s.eliminated[i] ? 0.0 : std::exp(scores[i] - top);
+        total += out[i];
+    }
+    double lose = 1.0 / (n - 1);
+    for (int i = 0; i < n; ++i) out[i] = out[i] / total * (1.0 + lose) - lose;
+}
+
+// leaf_value.estimate (no weights) or LeafModel.__call__ (the fitted weights over FEATURES).
+struct LeafModel {
+    const KindIndex &kinds;
+    std::vector<double> weights;  // empty: estimate
+    mutable std::vector<double> scores;
+
+    void operator()(const State &s, std::vector<double> &out) const {
+        const int n = s.n;
+        scores.assign(static_cast<std::size_t>(n), 0.0);
+        for (int i = 0; i < n; ++i) {
+            int size = s.hand_size[i];
+            if (weights.empty()) {
+                scores[i] = -0.5 * size;
+                continue;
+            }
+            const std::vector<int> &hand = s.hands[i];
+            auto by_colour = kinds.colour_counts(hand);
+            int wild = 0, action = 0, held = 0;
+            for (int kind : kinds.wild_kinds) wild += hand[kind];
+            for (int kind : kinds.action_kinds) action += hand[kind];
+            for (int c : by_colour) held += c != 0;
+            int current = (s.colour >= 0 && s.colour < 4) ? by_colour[s.colour] : 0;
+            int until = (((i - s.current_seat) * s.direction) % n + n) % n;
+            const double row[8] = {static_cast<double>(size), std::log1p(static_cast<double>(size)),
+                                   static_cast<double>(wild), static_cast<double>(action), static_cast<double>(held),
+                                   static_cast<double>(until), static_cast<double>(current), size == 1 ? 1.0 : 0.0};
+            double score = 0.0;
+            for (int j = 0; j < 8; ++j) score += weights[j] * row[j];
+            scores[i] = score;
+        }
+        results(scores, s, out);
+    }
+};
+
+// State.returns: the winner +1, every other seat -1/(n-1); all 0 without a winner.
+void returns(const State &s, std::vector<double> &out) {
+    const int n = s.n;
+    out.assign(static_cast<std::size_t>(n), 0.0);
+    if (s.winner < 0) return;
+    double lose = -1.0 / (n - 1);
+    for (int i = 0; i < n; ++i) out[i] = i == s.winner ? 1.0 : lose;
+}
+
+// _Node: the seat whose decision led here, its visits, the sum of that seat's results, the iterations in which
+// the decision was legal, and the children by (seat, action).
+struct Node {
+    int seat = -1, visits = 0, avail = 0;
+    double total = 0.0;
+    std::vector<std::pair<int, int>> children;  // (seat * num_actions + action, node index)
+};
+
+struct Options {
+    int iterations = 300, rollout_depth = 8, first = -1;
+    double time = 0.0, c = 1.0, void_weight = 1.0, prior_weight = 3.0;
+    bool opponents_rollout = false;
+    std::vector<double> prior;  // per action (the root's legal ones), empty without a guide
+};
+
+int find_child(const Node &node, int key) {
+    for (const auto &kv : node.children)
+        if (kv.first == key) return kv.second;
+    return -1;
+}
+
+// ISMCTSAgent.root_visits: one search from `source` for its deciding seat; visits per action of the root,
+// and the iterations run.
+int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Options &opts, const LeafModel &leaf,
+                std::vector<long long> &visits) {
+    using clock = std::chrono::steady_clock;
+    const int me = source.current_seat, num_actions = g.num_actions;
+    RolloutPolicy rollout(g);
+    std::vector<Node> nodes(1);  // the root
+    nodes.reserve(static_cast<std::size_t>(opts.iterations) + 1);
+    const bool biased = !opts.prior.empty();
+    const bool timed = opts.time > 0;
+    const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                             std::chrono::duration<double>(timed ? opts.time : 0.0));
+    State world;
+    std::vector<int> acts, fresh, path;
+    std::vector<double> result;
+    int done = 0;
+    for (done = 1; done <= opts.iterations; ++done) {
+        world = source;  // ISMCTSAgent.world: sample_hidden(share_rng=True)
+        world.rng = rng;
+        world.launcher_rng = source.launcher_rng != nullptr ? rng : nullptr;
+        sample_hidden_into(g, source, world, me, rng, opts.void_weight, nullptr);
+        int node = 0;
+        path.clear();
+        while (!world.is_over) {  // selection, then one expansion
+            acts = legal_actions(g, world);
+            int p = world.current_seat;
+            if (acts.size() == 1) {
+                step(g, world, acts[0]);
+                continue;
+            }
+            int obvious = world.phase == UNO_CALL ? g.call : world.phase == CATCH ? g.catch_ : -1;
+            if (obvious >= 0 && contains(acts, obvious)) {
+                step(g, world, obvious);
+                continue;
+            }
+            if (opts.opponents_rollout && p != me) {
+                step(g, world, rollout.choose(world, acts, rng));
+                continue;
+            }
+            fresh.clear();
+            for (int a : acts) {
+                int child = find_child(nodes[node], p * num_actions + a);
+                if (child < 0)
+                    fresh.push_back(a);
+                else
+                    nodes[child].avail += 1;
+            }
+            if (!fresh.empty()) {
+                int a;
+                if (node == 0 && opts.first >= 0 && contains(fresh, opts.first)) {
+                    a = opts.first;
+                } else {
+                    a = rollout.choose(world, acts, rng);  // the rollout policy's choice is tried first
+                    if (!contains(fresh, a)) a = fresh[RolloutPolicy::pick(rng, fresh.size())];
+                }
+                int child = static_cast<int>(nodes.size());
+                nodes.emplace_back();
+                nodes[child].seat = p;
+                nodes[child].avail = 1;
+                nodes[node].children.emplace_back(p * num_actions + a, child);
+                step(g, world, a);
+                path.push_back(child);
+                break;
+            }
+            int best = -1, best_child = -1;
+            double best_score = -std::numeric_limits<double>::infinity();
+            const bool at_root = biased && node == 0;
+            for (int a : acts) {
+                int child = find_child(nodes[node], p * num_actions + a);
+                const Node &ch = nodes[child];
+                double score = ch.total / ch.visits + opts.c * std::sqrt(std::log(static_cast<double>(ch.avail)) /
+                                                                         ch.visits);
+                if (at_root) score += opts.prior_weight * opts.prior[a] / (ch.visits + 1);
+                if (score > best_score) best = a, best_child = child, best_score = score;
+            }
+            node = best_child;
+            step(g, world, best);
+            path.push_back(node);
+        }
+        for (int moves = 0; !world.is_over && moves < opts.rollout_depth; ++moves) {  // rollout
+            acts = legal_actions(g, world);
+            step(g, world, rollout.choose(world, acts, rng));
+        }
+        if (world.is_over)
+            returns(world, result);
+        else
+            leaf(world, result);
+        for (int i : path) {
+            nodes[i].visits += 1;
+            nodes[i].total += result[nodes[i].seat];
+        }
+        if (timed && clock::now() >= deadline) break;
+    }
+    if (done > opts.iterations) done = opts.iterations;
+    visits.assign(static_cast<std::size_t>(num_actions), 0);
+    for (const auto &kv : nodes[0].children)
+        if (kv.first / num_actions == me) visits[kv.first % num_actions] = nodes[kv.second].visits;
+    return done;
+}
+
+void check_state(const Rules &g, const State &s) {
+    bool ok = s.n == g.num_players && static_cast<int>(s.hands.size()) == s.n &&
+              static_cast<int>(s.hand_size.size()) == s.n && static_cast<int>(s.eliminated.size()) == s.n;
+    for (const auto &hand : s.hands) ok = ok && static_cast<int>(hand.size()) == g.num_kinds;
+    if (!ok) throw std::invalid_argument("ismcts_root_visits: a state of other rules (players or kinds differ)");
+}
+
+}  // namespace
+}  // namespace uno
+
+void bind_search(py::module_ &m) {
+    using namespace uno;
+    m.def(
+        "ismcts_root_visits",
+        [](const Rules &g, const CoreState &source, py::object generator, int iterations, double time, double c,
+           int rollout_depth, double void_weight, bool opponents_rollout, std::vector<double> leaf_weights,
+           std::vector<double> prior, double prior_weight, int first) {
+            check_state(g, source.s);
+            if (iterations < 1) throw std::invalid_argument("ismcts_root_visits: iterations must be >= 1");
+            if (rollout_depth < 1) throw std::invalid_argument("ismcts_root_visits: rollout_depth must be >= 1");
+            if (!(time >= 0.0) || !(c >= 0.0) || !(prior_weight >= 0.0) || !std::isfinite(time) ||
+                !std::isfinite(c) || !std::isfinite(prior_weight))
+                throw std::invalid_argument("ismcts_root_visits: time, c and prior_weight are finite and >= 0");
+            if (!(void_weight >= 0.0 && void_weight <= 1.0))
+                throw std::invalid_argument("ismcts_root_visits: void_weight is a weight in [0, 1]");
+            if (!leaf_weights.empty() && leaf_weights.size() != 8)
+                throw std::invalid_argument("ismcts_root_visits: leaf_weights holds 8 weights (or none: hand sizes)");
+            if (!prior.empty() && static_cast<int>(prior.size()) != g.num_actions)
+                throw std::invalid_argument("ismcts_root_visits: prior holds one probability per action (or none)");
+            if (first < -1 || first >= g.num_actions)
+                throw std::invalid_argument("ismcts_root_visits: first is an action id or -1");
+            if (source.s.is_over) throw std::invalid_argument("ismcts_root_visits: the game is over");
+            Options opts;
+            opts.iterations = iterations, opts.time = time, opts.c = c, opts.rollout_depth = rollout_depth;
+            opts.void_weight = void_weight, opts.opponents_rollout = opponents_rollout;
+            opts.prior = std::move(prior), opts.prior_weight = prior_weight, opts.first = first;
+            KindIndex kinds(g);
+            LeafModel leaf{kinds, std::move(leaf_weights), {}};
+            std::vector<long long> visits;
+            int done = root_visits(g, source.s, bitgen_of(generator), opts, leaf, visits);
+            py::array_t<long long> out(static_cast<py::ssize_t>(visits.size()));
+            std::copy(visits.begin(), visits.end(), out.mutable_data());
+            return py::make_tuple(out, done);
+        },
+        py::arg("rules"), py::arg("source"), py::arg("generator"), py::arg("iterations"), py::arg("time"),
+        py::arg("c"), py::arg("rollout_depth"), py::arg("void_weight"), py::arg("opponents_rollout"),
+        py::arg("leaf_weights"), py::arg("prior"), py::arg("prior_weight"), py::arg("first"),
+        "agents/search.py's ISMCTSAgent.root_visits in the core: (the visits of each of the deciding seat's "
+        "actions at the root, the iterations run), drawing from `generator` as the Python search does.");
+}
