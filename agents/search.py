@@ -149,7 +149,7 @@ class ISMCTSAgent:
         self.guide = guide
         self.rng = np.random.default_rng(seed)
         self.rollout = RolloutPolicy(game)
-        self.leaf = fitted_model(game, self.rollout) if self.options["leaf"] == "fitted" else estimate
+        self.leaf = fitted_model(game, self.rollout, self.core_game) if self.options["leaf"] == "fitted" else estimate
         self.obvious = {Phase.UNO_CALL: game.layout.call, Phase.CATCH: game.layout.catch}
         self.last_iterations = 0
         self.encoder = ObservationEncoder(game) if self.guide is not None else None

@@ -138,3 +138,17 @@ def test_the_binding_checks_what_it_is_handed():
         g.step(s, g.legal_actions(s)[0])
     with pytest.raises(ValueError, match="over"):
         core._core.ismcts_root_visits(tables, s._c, rng, **good)
+
+
+@pytest.mark.parametrize("variant,players,rule_options", TABLES)
+def test_the_leaf_model_is_fitted_on_the_same_games_in_the_core(variant, players, rule_options):
+    """leaf_value.fit's games played by the core's twin of the rollout policy give the reference's rows exactly."""
+    from agents.leaf_value import FIT_SEED, SAMPLE_RATE, fit_rows
+    from agents.search import RolloutPolicy
+
+    python = Game(variant, players, backend="python", **rule_options)
+    native = Game(variant, players, backend="native", **rule_options)
+    x, off, y = fit_rows(python, RolloutPolicy(python), 12, np.random.default_rng(FIT_SEED))
+    cx, coff, cy = core._core.leaf_fit_rows(native._tables, FIT_SEED, 12, SAMPLE_RATE, np.random.default_rng(FIT_SEED))
+    assert len(y) > 20
+    assert np.array_equal(x, cx) and np.array_equal(off, coff) and np.array_equal(y, cy)

@@ -173,6 +173,26 @@ void results(const std::vector<double> &scores, const State &s, std::vector<doub
     for (int i = 0; i < n; ++i) out[i] = out[i] / total * (1.0 + lose) - lose;
 }
 
+constexpr int NUM_FEATURES = 8;  // leaf_value.FEATURES
+
+// LeafModel.features: seat i's row of leaf_value.FEATURES in `s`.
+void features(const KindIndex &kinds, const State &s, int i, double *row) {
+    const int n = s.n, size = s.hand_size[i];
+    const std::vector<int> &hand = s.hands[i];
+    auto by_colour = kinds.colour_counts(hand);
+    int wild = 0, action = 0, held = 0;
+    for (int kind : kinds.wild_kinds) wild += hand[kind];
+    for (int kind : kinds.action_kinds) action += hand[kind];
+    for (int c : by_colour) held += c != 0;
+    int current = (s.colour >= 0 && s.colour < 4) ? by_colour[s.colour] : 0;
+    int until = (((i - s.current_seat) * s.direction) % n + n) % n;
+    const double out[NUM_FEATURES] = {static_cast<double>(size), std::log1p(static_cast<double>(size)),
+                                      static_cast<double>(wild), static_cast<double>(action),
+                                      static_cast<double>(held), static_cast<double>(until),
+                                      static_cast<double>(current), size == 1 ? 1.0 : 0.0};
+    std::copy(out, out + NUM_FEATURES, row);
+}
+
 // leaf_value.estimate (no weights) or LeafModel.__call__ (the fitted weights over FEATURES).
 struct LeafModel {
     const KindIndex &kinds;
@@ -182,30 +202,58 @@ struct LeafModel {
     void operator()(const State &s, std::vector<double> &out) const {
         const int n = s.n;
         scores.assign(static_cast<std::size_t>(n), 0.0);
+        double row[NUM_FEATURES];
         for (int i = 0; i < n; ++i) {
-            int size = s.hand_size[i];
             if (weights.empty()) {
-                scores[i] = -0.5 * size;
+                scores[i] = -0.5 * s.hand_size[i];
                 continue;
             }
-            const std::vector<int> &hand = s.hands[i];
-            auto by_colour = kinds.colour_counts(hand);
-            int wild = 0, action = 0, held = 0;
-            for (int kind : kinds.wild_kinds) wild += hand[kind];
-            for (int kind : kinds.action_kinds) action += hand[kind];
-            for (int c : by_colour) held += c != 0;
-            int current = (s.colour >= 0 && s.colour < 4) ? by_colour[s.colour] : 0;
-            int until = (((i - s.current_seat) * s.direction) % n + n) % n;
-            const double row[8] = {static_cast<double>(size), std::log1p(static_cast<double>(size)),
-                                   static_cast<double>(wild), static_cast<double>(action), static_cast<double>(held),
-                                   static_cast<double>(until), static_cast<double>(current), size == 1 ? 1.0 : 0.0};
-            double score = 0.0;
-            for (int j = 0; j < 8; ++j) score += weights[j] * row[j];
+            features(kinds, s, i, row);
+            double score = 0.0;  // LeafModel.score: left to right
+            for (int j = 0; j < NUM_FEATURES; ++j) score += weights[j] * row[j];
             scores[i] = score;
         }
         results(scores, s, out);
     }
 };
+
+// leaf_value.fit's games: `games` rollout-policy games dealt from seeds first_seed + i; before each decision
+// the state is kept with chance sample_rate (one random() of `rng` per decision, then the rollout policy's
+// draws), as every seat's feature row and whether it is out; the rows of games that ended without a winner
+// are dropped. Returns the rows kept (rows: kept x seats x features, off: kept x seats, winners: kept).
+long long fit_rows(const Rules &g, uint64_t first_seed, int games, double sample_rate, bitgen_t *rng,
+                   std::vector<double> &rows, std::vector<uint8_t> &off, std::vector<int64_t> &winners) {
+    RolloutPolicy rollout(g);
+    const int n = g.num_players;
+    std::vector<int> acts;
+    long long kept_total = 0;
+    for (int i = 0; i < games; ++i) {
+        State s;
+        s.rng.seed(first_seed + static_cast<uint64_t>(i));  // Game.new_state(first_seed + i)
+        new_game(g, s);
+        std::size_t start = winners.size(), rows_start = rows.size(), off_start = off.size();
+        while (!s.is_over) {
+            if (rng_random(rng) < sample_rate) {
+                for (int q = 0; q < n; ++q) {
+                    double row[NUM_FEATURES];
+                    features(rollout.kinds, s, q, row);
+                    rows.insert(rows.end(), row, row + NUM_FEATURES);
+                    off.push_back(s.eliminated[q]);
+                }
+                winners.push_back(-1);
+            }
+            acts = legal_actions(g, s);
+            step(g, s, rollout.choose(s, acts, rng));
+        }
+        if (s.winner < 0) {  // a truncated game says nothing about who wins
+            winners.resize(start), rows.resize(rows_start), off.resize(off_start);
+            continue;
+        }
+        std::fill(winners.begin() + static_cast<std::ptrdiff_t>(start), winners.end(), s.winner);
+        kept_total += static_cast<long long>(winners.size() - start);
+    }
+    return kept_total;
+}
 
 // State.returns: the winner +1, every other seat -1/(n-1); all 0 without a winner.
 void returns(const State &s, std::vector<double> &out) {
@@ -387,4 +435,26 @@ void bind_search(py::module_ &m) {
         py::arg("leaf_weights"), py::arg("prior"), py::arg("prior_weight"), py::arg("first"),
         "agents/search.py's ISMCTSAgent.root_visits in the core: (the visits of each of the deciding seat's "
         "actions at the root, the iterations run), drawing from `generator` as the Python search does.");
+    m.def(
+        "leaf_fit_rows",
+        [](const Rules &g, uint64_t first_seed, int games, double sample_rate, py::object generator) {
+            if (games < 0 || games > 1000000) throw std::invalid_argument("leaf_fit_rows: games is 0 to 1,000,000");
+            if (!(sample_rate >= 0.0 && sample_rate <= 1.0))
+                throw std::invalid_argument("leaf_fit_rows: sample_rate is a chance in [0, 1]");
+            std::vector<double> rows;
+            std::vector<uint8_t> off;
+            std::vector<int64_t> winners;
+            fit_rows(g, first_seed, games, sample_rate, bitgen_of(generator), rows, off, winners);
+            const py::ssize_t m = static_cast<py::ssize_t>(winners.size()), n = g.num_players;
+            py::array_t<double> x(std::vector<py::ssize_t>{m, n, static_cast<py::ssize_t>(NUM_FEATURES)});
+            py::array_t<bool> out(std::vector<py::ssize_t>{m, n});
+            py::array_t<int64_t> y(std::vector<py::ssize_t>{m});
+            std::copy(rows.begin(), rows.end(), x.mutable_data());
+            std::transform(off.begin(), off.end(), out.mutable_data(), [](uint8_t v) { return v != 0; });
+            std::copy(winners.begin(), winners.end(), y.mutable_data());
+            return py::make_tuple(x, out, y);
+        },
+        py::arg("rules"), py::arg("first_seed"), py::arg("games"), py::arg("sample_rate"), py::arg("generator"),
+        "agents/leaf_value.py's fit: the feature rows (kept, seats, features), the seats out (kept, seats) and "
+        "the winners (kept) of `games` rollout-policy games, drawing from `generator` as the Python fit does.");
 }
