@@ -53,3 +53,10 @@ def _message(exc: BaseException) -> str:
         reason = exc.strerror or str(exc)
         return f"{reason[:1].lower()}{reason[1:]}: {exc.filename}"
     return str(exc) or type(exc).__name__
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (cut to 300 characters), or its type's name if it has none."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0] if lines else type(exc).__name__
+    return text if len(text) <= 300 else text[:300] + "..."

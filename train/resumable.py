@@ -31,8 +31,8 @@ import zipfile
 import numpy as np
 
 from train import atomic
-from train.checkpoints import first_line
 from train.config import ConfigError
+from train.errors import first_line
 
 META = "learner.json"
 FORMAT = "uno-env-learner-checkpoint"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from train.benchmark import contenders
-from train.benchmark import throughput as bench
+from train.app import bench_command
+from train.benchmark import contenders, throughput
 from uno_env import Game, load_scenario
 
 pytestmark = pytest.mark.slow  # times training and the engine: left out of make test-quick
@@ -60,9 +60,9 @@ def test_interleaved_runs_every_contender_in_every_round():
 
 
 def test_bench_table_reports_games_and_decisions_per_second(capsys, monkeypatch):
-    monkeypatch.setattr(bench, "rlcard_contender", lambda players, seed=0: None)
-    assert bench.run(type("A", (), {"target": "engine", "seconds": 0.1, "players": [2], "variant": "flip",
-                                    "policy": "matched"})()) == 0
+    monkeypatch.setattr(throughput, "rlcard_contender", lambda players, seed=0: None)
+    assert bench_command.run(type("A", (), {"target": "engine", "seconds": 0.1, "players": [2], "variant": "flip",
+                                            "policy": "matched"})()) == 0
     out = capsys.readouterr().out
     header = out.splitlines()[1]
     assert "games/s" in header and "dec/s" in header and "dec/game" in header

@@ -140,7 +140,7 @@ def _read_with(reader: str, path: str):
         from uno_env.cards import load_deck_file
         return load_deck_file(path)
     if reader == "saved-run":
-        from train.checkpoints import saved_config
+        from train.run_dirs import saved_config
         os.replace(path, os.path.join(os.path.dirname(path), "config.yaml"))
         return saved_config(os.path.dirname(path))
     raise AssertionError(reader)
@@ -397,7 +397,7 @@ def test_deck_manifests_refuse_format_bombs_huge_counts_and_bad_shapes(run_bound
 
 
 def test_a_huge_latest_json_is_treated_as_damaged(tmp_path):
-    from train.checkpoints import _latest
+    from train.sb3.checkpoint import _latest
 
     (tmp_path / "latest.json").write_text(json.dumps({"path": "step_1.zip", "pad": "x" * 100_000}))
     path, problem = _latest(str(tmp_path))
@@ -439,7 +439,7 @@ def test_a_games_row_must_have_every_field_with_its_type():
 
 
 def test_a_runs_own_csv_files_damaged_or_huge_do_not_stop_it(tmp_path):
-    from train.checkpoints import append_eval, append_progress
+    from train.run_dirs import append_eval, append_progress
 
     result = {"random": {"games": 4, "win_rate": 0.5, "ci95": (0.1, 0.9)}}
     fresh = tmp_path / "fresh.csv"

@@ -217,7 +217,7 @@ def test_bench_search_measure_checks_its_arguments(run_bounded):
 
 def test_bench_split_records_at_most_max_split_games(monkeypatch, capsys):
     seen = []
-    monkeypatch.setattr(throughput, "_print_split", lambda variant, players, games, policy: seen.append(games))
+    monkeypatch.setattr(throughput, "print_split", lambda variant, players, games, policy: seen.append(games))
     assert main(["bench", "split", "--seconds", "3600", "--players", "2"]) == 0
     assert seen == [throughput.MAX_SPLIT_GAMES]
 

@@ -19,12 +19,12 @@ from stable_baselines3.common.callbacks import BaseCallback
 import agents
 import train.app.train_command as train_command
 import train.sb3.trainer as ppo
-from train import checkpoints
 import train.evaluation.tournament as tournament
-from train import atomic
+from train import atomic, run_dirs
 from train.app.cli import main
 from train.config import ConfigError, TrainConfig
 from train.progress import Progress, StopRequest, format_duration
+from train.sb3 import checkpoint as sb3_checkpoint
 from train.evaluation.report import _unique_names
 from train.evaluation.tournament import STREAM_FILE, TournamentError, run_tournament
 from uno_env import Game, RuleSet
@@ -194,7 +194,7 @@ def test_keyboard_interrupt_inside_learning_with_worker_processes(tmp_path):
     run = tmp_path / "runs" / "tiny"
     assert summary["interrupted"] and summary["evaluation"] == {}
     assert summary["checkpoint"] == str(run / "checkpoints" / f"step_{summary['timesteps']}.zip")
-    assert (run / "policy.npz").exists() and checkpoints.find_checkpoint(str(run)) == summary["checkpoint"]
+    assert (run / "policy.npz").exists() and sb3_checkpoint.find_checkpoint(str(run)) == summary["checkpoint"]
 
 
 def _sigint_handler_in_child(conn):
@@ -242,7 +242,7 @@ def test_resume_falls_back_to_the_newest_complete_checkpoint(finished_run, tmp_p
     else:
         (folder / "step_512.zip").write_bytes((folder / "step_512.zip").read_bytes()[:1000])
     expected = "step_256.zip" if damage == "names-damaged-file" else "step_512.zip"
-    assert checkpoints.find_checkpoint(str(run)) == str(folder / expected)
+    assert sb3_checkpoint.find_checkpoint(str(run)) == str(folder / expected)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "warning" in err and f"newest complete checkpoint, {expected}" in err
 
@@ -260,9 +260,9 @@ def test_resume_refuses_when_nothing_is_usable(tmp_path):
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "step_5.zip").write_bytes(b"junk")
     with pytest.raises(ConfigError, match="no latest.json and no complete step_<N>.zip"):
-        checkpoints.find_checkpoint(str(tmp_path))
+        sb3_checkpoint.find_checkpoint(str(tmp_path))
     with pytest.raises(ConfigError, match="damaged"):
-        checkpoints.find_checkpoint(str(tmp_path / "checkpoints" / "step_5.zip"))
+        sb3_checkpoint.find_checkpoint(str(tmp_path / "checkpoints" / "step_5.zip"))
 
 
 def test_resume_ignores_snapshots_newer_than_its_step(finished_run, tmp_path, capsys):
@@ -270,7 +270,7 @@ def test_resume_ignores_snapshots_newer_than_its_step(finished_run, tmp_path, ca
     # a snapshot from further on that cannot even be read: loading it would fail the run
     (run / "snapshots" / "step_0000000900.json").write_text("{not json")
     (run / "snapshots" / "step_0000000900.npz").write_bytes(b"junk")
-    assert [os.path.basename(p) for p in checkpoints.pool_snapshots(str(run), 256, 5)] == ["step_0000000256"]
+    assert [os.path.basename(p) for p in run_dirs.pool_snapshots(str(run), 256, 5)] == ["step_0000000256"]
     assert "ignoring 2 snapshot(s) newer than step 256" in capsys.readouterr().err
     cfg = TrainConfig.from_dict({**TINY, "out_dir": str(tmp_path), "total_timesteps": 256})
     summary = ppo.train(cfg, resume=str(run / "checkpoints" / "step_256.zip"), progress=False)

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import yaml
 
-from train import atomic, checkpoints, resumable
+from train import atomic, resumable, run_dirs
 from train.app.cli import main
 from train.config import ConfigError, TrainConfig
 from train.rllib.trainer import RllibConfig
+from train.sb3 import checkpoint as sb3_checkpoint
 
 from paths import ROOT  # tests/paths.py
 
@@ -74,12 +75,12 @@ def test_uno_env_train_writes_nothing_outside_out_dir(tmp_path, monkeypatch, cap
 
 def test_a_run_directory_renamed_past_what_a_run_name_allows_is_refused_on_resume(tmp_path):
     cfg = TrainConfig.from_dict({"out_dir": str(tmp_path), "run_name": "good"})
-    checkpoints.prepare_run_dir(cfg, str(tmp_path / "good"))
+    run_dirs.prepare_run_dir(cfg, str(tmp_path / "good"))
     os.rename(tmp_path / "good", tmp_path / "my run")
     with pytest.raises(ConfigError, match=r"--resume: the run directory .*'my run'.* rename the folder"):
-        checkpoints.saved_config(str(tmp_path / "my run"))
+        run_dirs.saved_config(str(tmp_path / "my run"))
     os.rename(tmp_path / "my run", tmp_path / "my-run")
-    assert checkpoints.saved_config(str(tmp_path / "my-run")).name == "my-run"
+    assert run_dirs.saved_config(str(tmp_path / "my-run")).name == "my-run"
 
 
 # --------------------------------------------------------------------------- temporary files of killed writes
@@ -142,7 +143,7 @@ def test_a_fresh_start_removes_what_a_killed_write_left(tmp_path):
     cfg, run_dir = _run(tmp_path)
     folder = os.path.join(run_dir, "checkpoints")
     left = _killed_write(os.path.join(folder, "memory-3.npz"))
-    checkpoints.prepare_run_dir(cfg, run_dir)
+    run_dirs.prepare_run_dir(cfg, run_dir)
     assert left not in os.listdir(folder)
 
 
@@ -165,7 +166,7 @@ def test_only_dead_writers_temporary_files_in_the_checkpoint_folder_are_removed(
     os.makedirs(os.path.join(run_dir, "snapshots"))
     for path in beside:
         open(path, "wb").close()
-    checkpoints.prepare_run_dir(cfg, run_dir)
+    run_dirs.prepare_run_dir(cfg, run_dir)
     assert sorted(os.listdir(folder)) == sorted(kept + [f".folder.{dead}.abcdefgh.tmp", f".link.{dead}.abcdefgh.tmp"])
     assert outside.read_text(encoding="utf-8") == "keep" and all(os.path.exists(p) for p in beside)
 
@@ -179,7 +180,7 @@ def test_a_live_writer_in_another_process_keeps_its_file_and_finishes(tmp_path):
     try:
         assert writer.stdout.readline() == "writing\n"
         (writing,) = os.listdir(folder)
-        checkpoints.prepare_run_dir(cfg, run_dir)
+        run_dirs.prepare_run_dir(cfg, run_dir)
         assert atomic.remove_orphans(folder) == [] and os.listdir(folder) == [writing]
         writer.stdin.write("go\n")
         writer.stdin.flush()
@@ -203,7 +204,7 @@ def test_the_next_sb3_checkpoint_removes_a_killed_write_s_file(tmp_path):
     _, run_dir = _run(tmp_path)
     folder = os.path.join(run_dir, "checkpoints")
     left = _killed_write(os.path.join(folder, "step_64.zip"))
-    checkpoints.save_checkpoint(_Model(), run_dir, 128)
+    sb3_checkpoint.save_checkpoint(_Model(), run_dir, 128)
     assert sorted(os.listdir(folder)) == ["latest.json", "step_128.zip"], left
 
 

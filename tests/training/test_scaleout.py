@@ -169,7 +169,7 @@ def test_without_ray_the_flag_says_what_to_install(monkeypatch, capsys, tmp_path
 
 
 def test_an_address_nobody_answers_on_is_refused_at_once():
-    from train.scaleout import _check_reachable
+    from train.scaleout.ray_session import _check_reachable
 
     with pytest.raises(UsageError, match="no Ray cluster answers there"):
         _check_reachable("127.0.0.1:1")

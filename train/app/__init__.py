@@ -1,1 +1,2 @@
-"""The applications: the ``uno-env`` command line, the training command, the web server, terminal play and the replay viewer."""
+"""The applications: the ``uno-env`` command line (``cli.py``) and each command's own module (``*_command.py``,
+``play/``, ``replay/``, ``serve/``), which parses its arguments and calls into the room that does the work."""

@@ -55,15 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"uno-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, title="commands", metavar="<command>")
-    from train.app import eval_command, exploit_command, train_command
+    from train.app import (bench_command, benchmark_command, eval_command, exploit_command, rllib_command,
+                           train_command)
     from train.app.play import demo, terminal
     from train.app.replay import viewer
     from train.app.serve import command as serve
-    from train.benchmark import protocol, throughput
-    from train.rllib import trainer as rllib
 
-    for command in (train_command, eval_command, terminal, viewer, serve, demo, throughput, protocol, exploit_command,
-                    rllib):
+    for command in (train_command, eval_command, terminal, viewer, serve, demo, bench_command, benchmark_command,
+                    exploit_command, rllib_command):
         command.add_parser(sub)
     for command_parser in sub.choices.values():  # `uno-env train --debug` works as well as `uno-env --debug train`
         command_parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

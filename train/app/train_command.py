@@ -5,7 +5,7 @@ PPO, ``train/ppo/trainer.py``, and the SB3 path, ``train/sb3/trainer.py``) is ru
 returns a summary, printed here as a table with the commands that evaluate and play the new policy, or the
 command that resumes an interrupted run. Every other one (dqn, nfsp, dmc, ``module:callable``) runs
 through the plug-in contract (``train/algorithm.py``); its policy is evaluated here the same way. Every algorithm refuses to start over a run its directory holds
-(``checkpoints.refuse_over_run``) unless ``--fresh`` clears it first.
+(``run_dirs.refuse_over_run``) unless ``--fresh`` clears it first.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import time
 import agents
 from uno_env import Game
 
-from train import checkpoints, registry, resumable, shipped_configs
+from train import registry, resumable, run_dirs, shipped_configs
 from train.algorithm import run_algorithm
 from train.app.cli import command_name
 from train.config import TrainConfig
@@ -102,7 +102,7 @@ def run(args) -> int:
     if args.config:
         cfg = TrainConfig.from_yaml(shipped_configs.resolve(args.config, "train"))
     elif args.resume:  # the run's own resolved config, saved beside it
-        cfg = checkpoints.saved_config(checkpoints.run_dir_of(args.resume))
+        cfg = run_dirs.saved_config(run_dirs.run_dir_of(args.resume))
     else:
         cfg = TrainConfig()
     overrides = {k: v for k, v in (("total_timesteps", args.timesteps), ("out_dir", args.out_dir),
@@ -112,7 +112,7 @@ def run(args) -> int:
     if args.fresh:
         if args.resume:
             raise UsageError("--fresh starts a run over; it cannot go with --resume")
-        checkpoints.clear_run(os.path.join(cfg.out_dir, cfg.name))
+        run_dirs.clear_run(os.path.join(cfg.out_dir, cfg.name))
     ray_address = getattr(args, "ray", None)
     if ray_address is not None and cfg.algo not in registry.on_ray():
         raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: "
@@ -161,7 +161,7 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
         raise UsageError(f"--resume continues a run of a trainer that writes checkpoints ({resuming}, "
                          f"or a plug-in with resumable = True); {cfg.algo} has none")
     run_dir = os.path.join(cfg.out_dir, cfg.name)
-    if args.resume and os.path.abspath(checkpoints.run_dir_of(args.resume)) != os.path.abspath(run_dir):
+    if args.resume and os.path.abspath(run_dirs.run_dir_of(args.resume)) != os.path.abspath(run_dir):
         raise UsageError(f"--resume {args.resume} names another run than the config's {run_dir}; give --resume "
                          "alone (the run's own config.yaml is used), or the config that started that run")
     if args.resume and not resumable.exists(run_dir):
@@ -170,8 +170,8 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
     if not args.resume:  # --resume continues an interrupted run from its checkpoint; a finished one, nothing
         interrupted = algorithm.resumable and resumable.exists(run_dir) and \
             not os.path.exists(os.path.join(run_dir, "policy.json"))
-        checkpoints.refuse_over_run(run_dir, resume_with=run_dir if interrupted else None)
-    checkpoints.prepare_run_dir(cfg, run_dir)
+        run_dirs.refuse_over_run(run_dir, resume_with=run_dir if interrupted else None)
+    run_dirs.prepare_run_dir(cfg, run_dir)
     reported = [0]
     start = time.perf_counter()
     try:

@@ -1,1 +1,2 @@
-"""Benchmarks: ``uno-env bench`` (throughput.py: games and decisions per second beside RLCard's UNO)."""
+"""Benchmarks: the speed measurements (``throughput.py``, ``learning.py``, ``parts.py``, ``search.py``), the task
+suite and the sample-budget protocol, the exploitability measure; their commands are in ``train/app/``."""

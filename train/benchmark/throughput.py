@@ -1,4 +1,5 @@
-"""``uno-env bench``: games and decisions per second, side by side with RLCard's UNO in one run.
+"""Games and decisions per second, side by side with RLCard's UNO in one run (``uno-env bench``; its command line
+is ``train/app/bench_command.py``).
 
 Two figures per row, because they answer different questions:
 
@@ -32,41 +33,22 @@ mask, opponents, forward and sampling, bookkeeping, update) in one training run 
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 from uno_env import Game
 
-from train.arg_types import bounded_int, positive_float, positive_int
-from train.benchmark.contenders import (POLICIES, UniformPicker, aec_contender, chooser, core_games_contender,
-                                        engine_contender, gym_contender, interleaved, rlcard_chooser, rlcard_contender,
+from train.benchmark.contenders import (UniformPicker, aec_contender, chooser, core_games_contender, engine_contender,
+                                        gym_contender, interleaved, rlcard_chooser, rlcard_contender,
                                         rlcard_pettingzoo_uno, stock_wrapped)
-from train.benchmark.learning import MAX_MINIBATCH, SHARED
-from train.benchmark.search import MAX_ITERATIONS, MAX_POSITIONS, MAX_ROUNDS
-from train.config import MAX_LAYERS
-from train.errors import UsageError
 
-#: Units per hidden layer of ``--net`` at most (the shipped networks use 256; at most ``MAX_LAYERS`` layers).
-MAX_NET_WIDTH = 4096
-#: Decisions per trainer slice (``--native-steps``, ``--sb3-steps``) at most: 30 times the native default.
-MAX_SLICE_STEPS = 10_000_000
-#: ``--seconds`` per contender at most (an hour).
-MAX_SECONDS = 3600.0
 #: Games ``split`` records at most (it plays about 600 per ``--seconds``, keeping every game's actions).
 MAX_SPLIT_GAMES = 30_000
-#: Player counts ``--players`` may list.
-MAX_PLAYER_COUNTS = 16
-#: Games in ``encode``'s batch at most (``--games``).
-MAX_ENCODE_GAMES = 4096
 #: Steps of the whole batch per ``encode`` round.
 ENCODE_STEPS = 100
 #: Games in the batch of ``env``'s ``VectorGames`` rows.
 VECTOR_GAMES = 128
-#: ``--games`` and ``--native-steps`` when not given, per target.
-DEFAULT_GAMES = {"encode": [64], "parts": [128]}
-DEFAULT_NATIVE_STEPS = {"parts": 60_000}
 
 
 def time_split(variant: str, players: int, games: int, policy: str = "matched", seed: int = 0,
@@ -259,7 +241,7 @@ def encoder_speed(variant: str, players: int, games: int = 64, rounds: int = 5, 
     return figures
 
 
-def _print_encoder_speed(variant: str, players: int, games: int, rounds: int) -> None:
+def print_encoder_speed(variant: str, players: int, games: int, rounds: int) -> None:
     figures = encoder_speed(variant, players, games, rounds)
     median = {key: float(np.median(values)) for key, values in figures.items()}
     core = ("core", "encoder") in median
@@ -284,171 +266,73 @@ def _print_encoder_speed(variant: str, players: int, games: int, rounds: int) ->
         print(line)
 
 
-def add_parser(sub) -> None:
-    """Register the ``bench`` sub-command."""
-    p = sub.add_parser("bench", help="games/s and decisions/s, side by side with RLCard's UNO",
-                       description="Games and decisions per second of this engine and its environments, side by "
-                                   "side with RLCard's UNO in one run (interleaved), under a policy matched to "
-                                   "RLCard's random agent; 'split' shows where the engine's time per game goes.")
-    p.add_argument("target", choices=["engine", "env", "split", "train", "search", "encode", "parts"],
-                   help="engine: the Game facade against RLCard's bare game; env: the PettingZoo and "
-                        "Gymnasium environments against PettingZoo's RLCard wrapper; split: where the "
-                        "engine's time per game goes; train: learning samples/s of the native PPO "
-                        "against the SB3 path; search: clones, hidden-information samples, rollouts and "
-                        "ismcts iterations per second; encode: the reference and the batched observation "
-                        "encoder and mask of VectorGames, µs per sample; parts: CPU µs per learning sample "
-                        "of the native PPO, part by part (engine, encode, mask, opponents, forward and "
-                        "sampling, bookkeeping, update)")
-    p.add_argument("--seconds", type=seconds, default=5.0,
-                   help=f"measuring time per contender, at most {MAX_SECONDS:g} (split: about 600 games a second, "
-                        f"at most {MAX_SPLIT_GAMES:,})")
-    p.add_argument("--players", type=positive_int, nargs="+", default=[2, 4],
-                   help=f"player counts to measure (at most {MAX_PLAYER_COUNTS})")
-    p.add_argument("--variant", default="classic", help="variant of this engine (RLCard plays classic)")
-    p.add_argument("--policy", choices=POLICIES, default="matched",
-                   help="matched: RLCard's random agent's choices; uniform: any legal id")
-    p.add_argument("--net", type=bounded_int(1, MAX_NET_WIDTH), nargs="+", default=[256, 256],
-                   help=f"train: hidden layer sizes of both trainers' networks, at most {MAX_LAYERS} layers of "
-                        f"{MAX_NET_WIDTH} units")
-    p.add_argument("--minibatch", type=minibatch_size, default=SHARED["batch_size"],
-                   help=f"train: PPO minibatch size of both trainers, 1 to {MAX_MINIBATCH} (default: %(default)s)")
-    p.add_argument("--native-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=None,
-                   help=f"train, parts: decisions per native PPO slice, at most {MAX_SLICE_STEPS:,} (default: "
-                        f"300000 for train, {DEFAULT_NATIVE_STEPS['parts']} for parts)")
-    p.add_argument("--sb3-steps", type=bounded_int(1, MAX_SLICE_STEPS), default=16_384,
-                   help="train: decisions per SB3 slice, rounded up to whole rollouts, at most "
-                        f"{MAX_SLICE_STEPS:,} (default: %(default)s)")
-    p.add_argument("--games", type=bounded_int(1, MAX_ENCODE_GAMES), nargs="+", default=None,
-                   help=f"encode: games in the batch; parts: the native PPO's num_games; one or more, each at most "
-                        f"{MAX_ENCODE_GAMES:,} (default: 64 for encode, 128 for parts)")
-    p.add_argument("--rounds", type=bounded_int(1, MAX_ROUNDS), default=3,
-                   help=f"train, search, encode, parts: interleaved rounds of one slice per contender, at most {MAX_ROUNDS:,} "
-                        "(default: %(default)s)")
-    p.add_argument("--iterations", type=bounded_int(1, MAX_ITERATIONS), default=300,
-                   help=f"search: ismcts iterations per searched decision, at most {MAX_ITERATIONS:,} "
-                        "(default: %(default)s)")
-    p.add_argument("--positions", type=bounded_int(1, MAX_POSITIONS), default=500,
-                   help=f"search: positions every contender works through per round, at most {MAX_POSITIONS:,} "
-                        "(default: %(default)s)")
-    p.set_defaults(run=run)
+def print_engines(variant: str, player_counts: list[int], policy: str, seconds: float) -> None:
+    """``bench engine``'s table: per player count, the Python engine, the core through the same facade, the core
+    playing whole games, and RLCard's bare game, interleaved."""
+    _print_header(policy, seconds)
+    for players in player_counts:
+        python, native, inside, theirs = interleaved([
+            engine_contender(variant, players, policy, backend="python"),
+            engine_contender(variant, players, policy) if _core_covers(variant, players) else None,
+            core_games_contender(variant, players, policy), rlcard_contender(players)], seconds)
+        _print_pair(python, theirs, "rlcard")
+        for row in (native, inside):
+            if row:
+                _print_pair(row, theirs, "", show_theirs=False)
+                print(f"{'':<40}{row['games_per_s'] / python['games_per_s']:.1f}x the Python engine per game")
 
 
-def minibatch_size(text: str) -> int:
-    """``--minibatch``: a whole number from 1 to ``MAX_MINIBATCH`` (one SB3 rollout must hold a minibatch)."""
-    value = positive_int(text)
-    if value > MAX_MINIBATCH:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_MINIBATCH} (the SB3 path's rollout, 8 environments "
-                                         f"x 256 steps, must hold a whole minibatch); got {value}")
-    return value
+def print_environments(variant: str, player_counts: list[int], policy: str, seconds: float) -> None:
+    """``bench env``'s table: the AEC env wrapped and raw beside PettingZoo's RLCard UNO (2 players), on the Python
+    engine and under PettingZoo's stock wrappers, then the Gymnasium env and ``VectorGames`` per player count."""
+    import uno_env
+
+    _print_header(policy, seconds)
+    make = rlcard_pettingzoo_uno()
+    game = Game(variant, num_players=2)
+    contenders = []
+    for wrapped in (True, False):  # all four interleaved: the wrapped/raw ratios compare like with like
+        label = "" if wrapped else " raw"
+        factory = uno_env.env if wrapped else uno_env.raw_env
+        contenders.append(aec_contender(lambda f=factory: f(variant=variant, num_players=2),
+                                        f"uno_env AEC{label} {variant} 2p",
+                                        chooser(game, policy, UniformPicker(0))))
+        contenders.append(aec_contender(lambda w=wrapped: make(w), f"pettingzoo rlcard uno{label} 2p",
+                                        rlcard_chooser(UniformPicker(0))) if make else None)
+    # the same wrapped env on the Python engine: what the core saves an AEC user
+    contenders.append(aec_contender(lambda: uno_env.env(variant=variant, num_players=2, backend="python"),
+                                    f"uno_env AEC {variant} 2p, python engine",
+                                    chooser(game, policy, UniformPicker(0))))
+    # this env under PettingZoo's three stacked wrappers, for what uno_env.env's single layer saves
+    contenders.append(aec_contender(lambda: stock_wrapped(uno_env.raw_env(variant=variant, num_players=2)),
+                                    f"uno_env raw + stock wrappers {variant} 2p",
+                                    chooser(game, policy, UniformPicker(0))))
+    ours, theirs, ours_raw, theirs_raw, python, stock = interleaved(contenders, seconds)
+    _print_pair(python, theirs, "pettingzoo rlcard uno")
+    _print_pair(ours, theirs, "", show_theirs=False)
+    print(f"{'':<40}{ours['games_per_s'] / python['games_per_s']:.1f}x the Python engine per game")
+    _print_pair(ours_raw, theirs_raw, "pettingzoo rlcard uno raw")
+    _print_pair(stock, None, "")
+    print(f"{'wrapped/raw time per game':<40}uno_env {ours_raw['games_per_s'] / ours['games_per_s']:.2f}x"
+          + (f", pettingzoo rlcard uno {theirs_raw['games_per_s'] / theirs['games_per_s']:.2f}x"
+             if theirs else ""))
+    for players in player_counts:
+        _print_pair(interleaved([gym_contender(variant, players, policy)], seconds)[0], None, "")
+    for players in player_counts:
+        print_vector_speed(variant, players, seconds)
 
 
-def seconds(text: str) -> float:
-    """``--seconds``: a number above 0, at most ``MAX_SECONDS``."""
-    value = positive_float(text)
-    if value > MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS:g} (an hour per contender); got {value:g}")
-    return value
-
-
-def run(args) -> int:
-    """Run the measurements and print a table."""
-    if len(args.players) > MAX_PLAYER_COUNTS:
-        raise UsageError(f"--players lists {len(args.players):,} player counts; at most {MAX_PLAYER_COUNTS}")
-    if args.target in ("train", "parts") and len(args.net) > MAX_LAYERS:
-        raise UsageError(f"--net lists {len(args.net):,} hidden layers; at most {MAX_LAYERS}")
-    for players in args.players:  # bad input is refused before any table is printed
-        Game(args.variant, num_players=players)
-    games = getattr(args, "games", None) or DEFAULT_GAMES.get(args.target, [])
-    native_steps = getattr(args, "native_steps", None) or DEFAULT_NATIVE_STEPS.get(args.target, 300_000)
-    if args.target == "parts":
-        from train.benchmark import parts
-
-        for players in args.players:
-            figures = parts.measure(args.variant, players, list(args.net), games, native_steps, args.rounds)
-            parts.print_table(figures, args.variant, players, list(args.net), native_steps)
-        return 0
-    if args.target == "train":
-        from train.benchmark import learning
-
-        for players in args.players:
-            rows = learning.measure(args.variant, players, list(args.net), native_steps, args.sb3_steps,
-                                    args.rounds, args.minibatch)
-            learning.print_table(rows, args.variant, players, list(args.net), minibatch=args.minibatch)
-        return 0
-    if args.target == "search":
-        from train.benchmark import search
-
-        for players in args.players:
-            rows = search.measure(args.variant, players, args.iterations, args.positions, args.rounds)
-            search.print_table(rows, args.variant, players, args.iterations)
-        return 0
-    if args.target == "encode":
-        for players in args.players:
-            for batch in games:
-                _print_encoder_speed(args.variant, players, batch, args.rounds)
-        return 0
-    if args.target == "split":
-        for players in args.players:
-            _print_split(args.variant, players, min(MAX_SPLIT_GAMES, max(1, int(args.seconds * 600))), args.policy)
-        return 0
-    print(f"policy: {args.policy}; contenders interleaved, {args.seconds:g} s each")
+def _print_header(policy: str, seconds: float) -> None:
+    print(f"policy: {policy}; contenders interleaved, {seconds:g} s each")
     print(f"{'what':<40}{'games':>8}{'games/s':>10}{'decisions':>11}{'dec/s':>10}{'dec/game':>10}"
           f"{'games/s ratio':>15}{'dec/s ratio':>13}")
-    if args.target == "engine":
-        for players in args.players:
-            # the Python engine, the core through the same facade, the core playing whole games, and RLCard
-            python, native, inside, theirs = interleaved([
-                engine_contender(args.variant, players, args.policy, backend="python"),
-                engine_contender(args.variant, players, args.policy) if _core_covers(args.variant, players) else None,
-                core_games_contender(args.variant, players, args.policy), rlcard_contender(players)], args.seconds)
-            _print_pair(python, theirs, "rlcard")
-            for row in (native, inside):
-                if row:
-                    _print_pair(row, theirs, "", show_theirs=False)
-                    print(f"{'':<40}{row['games_per_s'] / python['games_per_s']:.1f}x the Python engine per game")
-    else:
-        import uno_env
-
-        make = rlcard_pettingzoo_uno()
-        game = Game(args.variant, num_players=2)
-        contenders = []
-        for wrapped in (True, False):  # all four interleaved: the wrapped/raw ratios compare like with like
-            label = "" if wrapped else " raw"
-            factory = uno_env.env if wrapped else uno_env.raw_env
-            contenders.append(aec_contender(lambda f=factory: f(variant=args.variant, num_players=2),
-                                            f"uno_env AEC{label} {args.variant} 2p",
-                                            chooser(game, args.policy, UniformPicker(0))))
-            contenders.append(aec_contender(lambda w=wrapped: make(w), f"pettingzoo rlcard uno{label} 2p",
-                                            rlcard_chooser(UniformPicker(0))) if make else None)
-        # the same wrapped env on the Python engine: what the core saves an AEC user
-        contenders.append(aec_contender(lambda: uno_env.env(variant=args.variant, num_players=2, backend="python"),
-                                        f"uno_env AEC {args.variant} 2p, python engine",
-                                        chooser(game, args.policy, UniformPicker(0))))
-        # this env under PettingZoo's three stacked wrappers, for what uno_env.env's single layer saves
-        contenders.append(aec_contender(lambda: stock_wrapped(uno_env.raw_env(variant=args.variant, num_players=2)),
-                                        f"uno_env raw + stock wrappers {args.variant} 2p", chooser(game, args.policy, UniformPicker(0))))
-        ours, theirs, ours_raw, theirs_raw, python, stock = interleaved(contenders, args.seconds)
-        _print_pair(python, theirs, "pettingzoo rlcard uno")
-        _print_pair(ours, theirs, "", show_theirs=False)
-        print(f"{'':<40}{ours['games_per_s'] / python['games_per_s']:.1f}x the Python engine per game")
-        _print_pair(ours_raw, theirs_raw, "pettingzoo rlcard uno raw")
-        _print_pair(stock, None, "")
-        print(f"{'wrapped/raw time per game':<40}uno_env {ours_raw['games_per_s'] / ours['games_per_s']:.2f}x"
-              + (f", pettingzoo rlcard uno {theirs_raw['games_per_s'] / theirs['games_per_s']:.2f}x"
-                 if theirs else ""))
-        for players in args.players:
-            _print_pair(interleaved([gym_contender(args.variant, players, args.policy)], args.seconds)[0],
-                        None, "")
-        for players in args.players:
-            _print_vector_speed(args.variant, players, args.seconds)
-    return 0
 
 
 def _core_covers(variant: str, players: int) -> bool:
     return Game(variant, num_players=players).backend == "native"
 
 
-def _print_vector_speed(variant: str, players: int, seconds: float) -> None:
+def print_vector_speed(variant: str, players: int, seconds: float) -> None:
     rows, why = vector_speed(variant, players, seconds=seconds)
     print(f"VectorGames, {VECTOR_GAMES} games, uniformly random legal actions; interleaved, {seconds:g} s each; "
           f"samples/s of the whole loop choosing in numpy, of step alone, and of the whole loop with the "
@@ -462,7 +346,7 @@ def _print_vector_speed(variant: str, players: int, seconds: float) -> None:
         print(f"  VectorGames native: not measured ({why})")
 
 
-def _print_split(variant: str, players: int, games: int, policy: str) -> None:
+def print_split(variant: str, players: int, games: int, policy: str) -> None:
     rows = time_split(variant, players, games, policy)
     decisions = rows.pop()[1]
     total = rows[-1][1]

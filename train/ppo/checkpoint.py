@@ -18,8 +18,8 @@ from uno_env import Game
 from uno_env.observation import OBSERVATION_LAYOUT_VERSION, ObservationEncoder
 
 from train import atomic
-from train.checkpoints import first_line
 from train.config import ConfigError, TrainConfig
+from train.errors import first_line
 
 CHECKPOINT = "native.pt"
 

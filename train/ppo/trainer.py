@@ -48,7 +48,7 @@ from uno_env import Game
 from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
-from train import atomic, checkpoints
+from train import atomic, run_dirs
 from train.collect.collector import split_games
 from train.collect.privileged import PrivilegedEncoder
 from train.config import ConfigError, TrainConfig
@@ -145,7 +145,7 @@ class Learner:
         self.ckpt_path = os.path.join(self.run_dir, "checkpoints", CHECKPOINT)
         resume = _checked_resume(cfg, resume, self.run_dir, self.ckpt_path)
         start_from = native_checkpoint.init_source(cfg.init_from) if cfg.init_from and resume is None else None
-        self.game = checkpoints.prepare_run_dir(cfg, self.run_dir)
+        self.game = run_dirs.prepare_run_dir(cfg, self.run_dir)
         self.began = time.perf_counter()  # the time limit counts the distillation too
 
         # -- seeding
@@ -203,7 +203,7 @@ class Learner:
             self.rng = np.random.default_rng([cfg.seed, self.steps])
             # the pool as it was at that step
             self.snapshots = [PolicyFile.read(path) for path in
-                              checkpoints.pool_snapshots(self.run_dir, self.steps, cfg.max_snapshots)]
+                              run_dirs.pool_snapshots(self.run_dir, self.steps, cfg.max_snapshots)]
         elif isinstance(start_from, PolicyFile):  # fine-tuning an exported policy: its actor, an untrained critic
             native_checkpoint.load_actor(self.net, start_from, f"init_from {cfg.init_from}", cfg, self.game)
         elif start_from is not None:  # fine-tuning: another run's network, a fresh optimiser and step count
@@ -385,7 +385,7 @@ class Learner:
         if self.steps >= self.next_eval:
             self.next_eval = (self.steps // cfg.eval_every + 1) * cfg.eval_every
             result = self.evaluate(cfg.seed + 10_000)
-            checkpoints.append_eval(self.eval_path, self.steps, result)
+            run_dirs.append_eval(self.eval_path, self.steps, result)
             if self.board is not None:
                 for opp, r in result.items():
                     self.board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], self.steps)
@@ -403,7 +403,7 @@ class Learner:
                     "league_win_rate": "" if win_rate is None else f"{win_rate:.4f}"})
         for addon in self.addons:
             row.update(addon.progress(update))
-        checkpoints.append_progress(self.log_path, row)
+        run_dirs.append_progress(self.log_path, row)
         if self.board is None:
             return
         scalars = {"loss/policy": losses[0], "loss/value": losses[1], "policy/entropy": update.entropy,
@@ -471,7 +471,7 @@ class Learner:
             except KeyboardInterrupt:  # Ctrl-C during the evaluation: still export what was learned
                 interrupted = True
         if evaluation and self.steps > self.done_at_start:  # resuming a finished run evaluates the same games again
-            checkpoints.append_eval(self.eval_path, self.steps, evaluation)
+            run_dirs.append_eval(self.eval_path, self.steps, evaluation)
         final = PolicyAgent(self.export(evaluation), deterministic=True, seed=0)
         atomic.save_policy(final.policy, os.path.join(self.run_dir, "policy"))
         trained = self.steps - self.done_at_start
@@ -487,15 +487,15 @@ def _checked_resume(cfg: TrainConfig, resume: str | None, run_dir: str, ckpt_pat
             and os.path.isdir(os.path.join(run_dir, "teacher")):
         return None  # stopped while labelling for the teacher: labelling goes on from the saved chunks
     if resume is not None:  # a run directory, its checkpoints/ or the native.pt in it: this config's run only
-        if os.path.realpath(checkpoints.run_dir_of(resume)) != os.path.realpath(run_dir):
-            raise ConfigError(f"--resume {resume}: that is the run in {checkpoints.run_dir_of(resume)}, but this "
+        if os.path.realpath(run_dirs.run_dir_of(resume)) != os.path.realpath(run_dir):
+            raise ConfigError(f"--resume {resume}: that is the run in {run_dirs.run_dir_of(resume)}, but this "
                               f"config trains {run_dir}; resume without --config (the run's own config.yaml is "
                               "used) or with the config that started it")
         if not os.path.exists(ckpt_path):
             raise ConfigError(f"--resume {resume}: no native PPO checkpoint at {ckpt_path} (an SB3 run keeps "
                               "step_<N>.zip checkpoints and resumes with algo: sb3)")
     if resume is None:
-        checkpoints.refuse_over_run(run_dir, resume_with=run_dir)
+        run_dirs.refuse_over_run(run_dir, resume_with=run_dir)
     return resume
 
 

@@ -1,4 +1,5 @@
-"""``uno-env rllib``: RLlib's multi-agent PPO on any variant, through the PettingZoo AEC env.
+"""RLlib's multi-agent PPO on any variant, through the PettingZoo AEC env (``uno-env rllib``; its command line is
+``train/app/rllib_command.py``).
 
 Every seat is mapped to one shared policy (self-play); the policy is ``MaskedActorCritic``
 (``rllib_env.py``), so action masks are honoured while sampling and learning. The run directory
@@ -15,7 +16,6 @@ import csv
 import os
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import yaml
 
@@ -24,8 +24,7 @@ from uno_env import Game
 from train import atomic
 from train.config import PpoSettings, RunConfig
 from train.config_model import setting, setting_like
-from train.errors import UsageError
-from train.scaleout import INSTALL_HINT, LOCAL, require_ray, session
+from train.scaleout import LOCAL, session
 
 #: Sizes of an RLlib run at most: generous for any real run, refusing a value that would exhaust the machine.
 MAX_COUNT = 1_000_000_000
@@ -131,40 +130,3 @@ def train(cfg: RllibConfig, address: str = LOCAL, progress: bool = True) -> dict
     return {"run_dir": run_dir, "timesteps": steps, "seconds": seconds, "evaluation": evaluation,
             "checkpoint": str(checkpoint), "interrupted": False, "planned_timesteps": steps,
             "trained_timesteps": steps, "samples_per_second": steps / seconds if seconds else 0.0}
-
-
-def add_parser(sub) -> None:
-    """Register the ``rllib`` sub-command."""
-    p = sub.add_parser("rllib", help="RLlib multi-agent PPO self-play on any variant (needs uno-env[ray])",
-                       description="Train RLlib's multi-agent PPO (every seat one shared, action-masked policy) "
-                                   "through the PettingZoo AEC env; export policy.npz. Needs " + INSTALL_HINT)
-    p.add_argument("--config", required=True, help="YAML RLlib config (configs/rllib/*.yaml)")
-    p.add_argument("--iterations", type=int, help="override the config's iterations")
-    p.add_argument("--out-dir", help="override the config's out_dir")
-    p.add_argument("--seed", type=int, help="override the config's seed")
-    p.add_argument("--ray", default=LOCAL, metavar="ADDRESS",
-                   help="Ray to run on: 'local' starts one on this machine, 'auto' joins the cluster this machine "
-                        "belongs to (ray start), host:port joins that one")
-    p.add_argument("--no-progress", action="store_true", help="no line per iteration")
-    p.set_defaults(run=run)
-
-
-def run(args) -> int:
-    """CLI entry: train, print the evaluation table and where the policy is."""
-    require_ray("uno-env rllib")
-    cfg = RllibConfig.from_yaml(args.config)
-    overrides: dict[str, Any] = {k: v for k, v in (("iterations", args.iterations), ("out_dir", args.out_dir),
-                                                   ("seed", args.seed)) if v is not None}
-    if overrides:
-        cfg = RllibConfig.from_dict({**cfg.to_dict(), **overrides})
-    try:
-        import ray.rllib  # noqa: F401  (ray without its rllib extra)
-    except ImportError:
-        raise UsageError(f"uno-env rllib needs RLlib; install it with: {INSTALL_HINT}") from None
-    from train.evaluation.stats import format_table
-
-    summary = train(cfg, args.ray, progress=not args.no_progress)
-    print(format_table(summary))
-    print(f"RLlib checkpoint: {summary['checkpoint']}")
-    return 0
-

@@ -31,13 +31,14 @@ from types import SimpleNamespace
 from agents.policy_file import PolicyAgent, load_policy
 from uno_env import Game
 
-from train import atomic, checkpoints
+from train import atomic, run_dirs
 from train.agent_specs import load_agent
 from train.config import ConfigError, TrainConfig
 from train.errors import UsageError
 from train.evaluation import stats
 from train.export import policy_file_from_model
 from train.progress import DEFAULT_INTERVAL, Progress, StopRequest
+from train.sb3 import checkpoint as sb3_checkpoint
 
 
 class OpponentPool:
@@ -76,7 +77,7 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     # -- the checkpoint to resume from, found before anything slow is built (a wrong path fails at once)
     run_dir = os.path.join(cfg.out_dir, cfg.name)
     checkpoint = _checkpoint_to_resume(cfg, resume, run_dir)
-    game = checkpoints.prepare_run_dir(cfg, run_dir)
+    game = run_dirs.prepare_run_dir(cfg, run_dir)
 
     # -- seeding: SB3's helper seeds torch (and the global generators SB3 itself uses)
     sb3.set_random_seed(cfg.seed)
@@ -133,13 +134,13 @@ def _sb3() -> SimpleNamespace:
 
 def _checkpoint_to_resume(cfg: TrainConfig, resume: str | None, run_dir: str) -> str | None:
     """The checkpoint ``--resume`` names, of this config's run; None for a fresh run (refused over an old one)."""
-    checkpoint = checkpoints.find_checkpoint(resume) if resume else None
-    if checkpoint and os.path.realpath(checkpoints.run_dir_of(checkpoint)) != os.path.realpath(run_dir):
+    checkpoint = sb3_checkpoint.find_checkpoint(resume) if resume else None
+    if checkpoint and os.path.realpath(run_dirs.run_dir_of(checkpoint)) != os.path.realpath(run_dir):
         raise ConfigError(f"--resume {resume}: that checkpoint belongs to the run in "
-                          f"{checkpoints.run_dir_of(checkpoint)}, but this config trains {run_dir}; resume without "
+                          f"{run_dirs.run_dir_of(checkpoint)}, but this config trains {run_dir}; resume without "
                           "--config (the run's own config.yaml is used) or with the config that started it")
     if not checkpoint:
-        checkpoints.refuse_over_run(run_dir, resume_with=os.path.join(run_dir, "checkpoints"))
+        run_dirs.refuse_over_run(run_dir, resume_with=os.path.join(run_dir, "checkpoints"))
     return checkpoint
 
 
@@ -164,8 +165,8 @@ def _model(sb3: SimpleNamespace, cfg: TrainConfig, envs):
 
 def _restore(model, checkpoint: str, cfg: TrainConfig, game: Game, run_dir: str, pool: OpponentPool, envs) -> int:
     """Load ``checkpoint`` into the model and the pool's snapshots as they were at its step; that step."""
-    done = checkpoints.restore(model, checkpoint)
-    for path in checkpoints.pool_snapshots(run_dir, done, cfg.max_snapshots):
+    done = sb3_checkpoint.restore(model, checkpoint)
+    for path in run_dirs.pool_snapshots(run_dir, done, cfg.max_snapshots):
         pool.add_snapshot(load_policy(path, game, deterministic=False, seed=cfg.seed + done))
     envs.env_method("set_opponent_pool", *pool.policies_and_weights())
     return done
@@ -236,8 +237,8 @@ def _self_play(base_callback: type, run: _Run, bar: Progress):
             result = stats.evaluate_policy(lambda i: frozen, run.game, cfg.eval_games, cfg.seed + 10_000)
             for opp, r in result.items():
                 self.logger.record(f"eval/win_rate_{opp}", r["win_rate"])
-            checkpoints.append_eval(eval_path, t, result)
-            checkpoints.save_checkpoint(run.model, run.run_dir, t)
+            run_dirs.append_eval(eval_path, t, result)
+            sb3_checkpoint.save_checkpoint(run.model, run.run_dir, t)
 
     return SelfPlay()
 
@@ -249,7 +250,7 @@ def _finish(run: _Run, raised: bool) -> dict:
     seconds = time.perf_counter() - run.start
     _close_envs(run.envs, graceful=not raised)
     steps = run.model.num_timesteps
-    checkpoint_path = checkpoints.save_checkpoint(run.model, run.run_dir, steps)
+    checkpoint_path = sb3_checkpoint.save_checkpoint(run.model, run.run_dir, steps)
 
     # -- export and final evaluation (skipped after Ctrl-C: the user wants out; `uno-env eval` can do it later)
     final = run.snapshot(deterministic=True, seed=0)
@@ -257,7 +258,7 @@ def _finish(run: _Run, raised: bool) -> dict:
     if not interrupted:
         try:
             evaluation = stats.evaluate_policy(lambda i: final, run.game, cfg.eval_games, cfg.seed + 20_000)
-            checkpoints.append_eval(os.path.join(run.run_dir, "eval.csv"), steps, evaluation)
+            run_dirs.append_eval(os.path.join(run.run_dir, "eval.csv"), steps, evaluation)
         except KeyboardInterrupt:  # Ctrl-C during the final evaluation: still export the policy
             interrupted, evaluation = True, {}
     final.policy.metadata.update(evaluation=evaluation, config=cfg.to_dict())

@@ -19,7 +19,7 @@ from uno_env import RuleSet
 from train.arg_types import bounded_int
 from train.errors import DOMAIN_ERRORS, error_message
 from train.evaluation.tournament import MAX_GAMES, run_tournament, schedule
-from train.scaleout import require_ray
+from train.scaleout.ray_session import require_ray
 from train.scaleout.tournament import ray_runner
 
 PROG = "python -m train.scaleout.bench"

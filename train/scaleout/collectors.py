@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from train.collect.collector import Collector, Request
 from train.config import TrainConfig
-from train.scaleout import require_ray
+from train.scaleout.ray_session import require_ray
 
 
 class CollectorActor:

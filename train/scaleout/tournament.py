@@ -19,7 +19,7 @@ import uuid
 from train.evaluation.stream import TournamentError
 from train.evaluation.worker import init_worker, play_job
 from train.progress import DEFAULT_INTERVAL, Progress
-from train.scaleout import require_ray, session
+from train.scaleout.ray_session import require_ray, session
 
 MAX_RETRIES = 3
 """Times Ray runs a chunk again after its worker process or node died."""

@@ -1,4 +1,4 @@
-"""``uno-env benchmark``: an agent on a versioned task suite, one aggregate number, and a leaderboard.
+"""``uno-env benchmark``: the command line of the task suite, the sample-budget protocol and the leaderboard.
 
 Four modes, one command (docs/benchmark.md):
 

@@ -1,19 +1,17 @@
-"""A training run's files on disk: checkpoints, ``latest.json``, the frozen snapshots, the logs, and finding them again.
+"""A training run's directory on disk: making it, refusing to train over a run it holds, finding it again from
+``--resume``, reading its saved config, clearing it, its frozen snapshots and its logs (``eval.csv``, ``progress.csv``).
 
-Checkpoints are SB3 ``.zip`` files written atomically, ``latest.json`` after its checkpoint, so it
-never names one that is not complete. Resuming reads weights and optimiser state only (nothing is
-unpickled), falls back to the newest complete checkpoint when ``latest.json`` is missing or
-damaged, and leaves out snapshots newer than the step it resumes from.
+What each algorithm keeps in its ``checkpoints/`` is its own module's: SB3's ``step_<N>.zip`` in
+``train/sb3/checkpoint.py``, the native PPO's in ``train/ppo/checkpoint.py``, a value learner's in
+``train/resumable.py``. Snapshots newer than the step a run resumes from are left out.
 """
 from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import shutil
 import sys
-import zipfile
 
 import yaml
 
@@ -26,32 +24,12 @@ from train.config import RUN_NAME_ALLOWED, ConfigError, TrainConfig, run_name_pr
 
 #: Bytes of ``eval.csv`` rewritten whole when a row is added (a few KB in a real run); beyond, rows are appended.
 MAX_EVAL_BYTES = 16 * 2**20
-#: Bytes ``latest.json`` may hold (it names one file; a larger one is damaged).
-MAX_LATEST_BYTES = 64 * 1024
+#: Bytes of ``progress.csv``'s first line read at most (its column names; a longer one is damaged).
+MAX_HEADER_BYTES = 64 * 1024
 
 
-def first_line(exc: BaseException) -> str:
-    """The first line of an exception's message (cut to 300 characters), or its type's name if it has none."""
-    lines = str(exc).strip().splitlines()
-    text = lines[0] if lines else type(exc).__name__
-    return text if len(text) <= 300 else text[:300] + "..."
-
-
-def save_checkpoint(model, run_dir: str, steps: int) -> str:
-    """Write ``checkpoints/step_<steps>.zip`` and then ``latest.json`` naming it; returns the zip's path.
-
-    First the temporary files of writes that were killed in this folder are removed (``atomic.remove_orphans``)."""
-    atomic.remove_orphans(os.path.join(run_dir, "checkpoints"))
-    path = os.path.join(run_dir, "checkpoints", f"step_{steps}.zip")
-    atomic.save_model(model, path)
-    # latest.json last: it never names a checkpoint that is not complete on disk
-    atomic.write_json(os.path.join(run_dir, "checkpoints", "latest.json"),
-                      {"timesteps": steps, "path": os.path.basename(path)})
-    return path
-
-
-def _step_of(name: str, ext: str) -> int | None:
-    """N of ``step_<N><ext>``, else None (temporary files and anything else)."""
+def step_of(name: str, ext: str) -> int | None:
+    """N of ``step_<N><ext>``, the name of a snapshot or a checkpoint, else None (temporary files and anything else)."""
     digits = name[5:-len(ext)] if name.startswith("step_") and name.endswith(ext) else ""
     if digits.isascii() and digits.isdigit() and len(digits) <= 18:  # not '²' (isdigit, but no int) nor 10**5000
         return int(digits)
@@ -62,7 +40,7 @@ def _saved_snapshots(run_dir: str, up_to: int | None = None) -> list[str]:
     """Snapshot base paths in step order, those after step ``up_to`` left out."""
     folder = os.path.join(run_dir, "snapshots")
     names = os.listdir(folder) if os.path.isdir(folder) else []
-    found = sorted((step, f) for f in names if (step := _step_of(f, ".json")) is not None)
+    found = sorted((step, f) for f in names if (step := step_of(f, ".json")) is not None)
     return [os.path.join(folder, f[:-5]) for step, f in found if up_to is None or step <= up_to]
 
 
@@ -73,89 +51,6 @@ def pool_snapshots(run_dir: str, step: int, keep: int) -> list[str]:
         print(f"train: ignoring {newer} snapshot(s) newer than step {step:,} in {run_dir}/snapshots "
               f"(they are rewritten as training passes them again)", file=sys.stderr)
     return _saved_snapshots(run_dir, step)[-keep:]
-
-
-#: Uncompressed size above which a ``step_<N>.zip`` is not taken for a checkpoint of ours (theirs are a few MB).
-MAX_CHECKPOINT_BYTES = 1 << 30
-
-
-def _complete_checkpoint(path: str) -> bool:
-    """Whether ``path`` is a zip that opens, passes its checksums and holds the weights and optimiser state."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            if sum(info.file_size for info in archive.infolist()) > MAX_CHECKPOINT_BYTES:
-                return False  # not one of ours: testzip would inflate all of it
-            return {"policy.pth", "policy.optimizer.pth"} <= names and archive.testzip() is None
-    except (OSError, zipfile.BadZipFile, EOFError, ValueError):
-        return False
-
-
-def _newest_complete(folder: str) -> str | None:
-    """The ``step_<N>.zip`` with the highest N in ``folder`` that is complete, else None."""
-    found = sorted((step, f) for f in os.listdir(folder) if (step := _step_of(f, ".zip")) is not None)
-    for _, name in reversed(found):
-        if _complete_checkpoint(os.path.join(folder, name)):
-            return os.path.join(folder, name)
-    return None
-
-
-def _latest(folder: str) -> tuple[str | None, str]:
-    """The checkpoint latest.json names, or None and what is wrong with it."""
-    path = os.path.join(folder, "latest.json")
-    if not os.path.exists(path):
-        return None, "no latest.json"
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_LATEST_BYTES + 1)
-        if len(raw) > MAX_LATEST_BYTES:
-            raise ValueError("too large")
-        name = os.path.basename(str(json.loads(raw)["path"]))  # a bare file name: never leave the folder
-    except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
-        return None, f"a damaged latest.json ({type(exc).__name__})"
-    if _step_of(name, ".zip") is None:
-        return None, f"a latest.json naming {short_repr(name)}, not a step_<N>.zip"
-    if not _complete_checkpoint(os.path.join(folder, name)):
-        state = "damaged" if os.path.exists(os.path.join(folder, name)) else "missing"
-        return None, f"a latest.json naming {name}, which is {state}"
-    return os.path.join(folder, name), ""
-
-
-def find_checkpoint(resume: str) -> str:
-    """The ``step_<N>.zip`` that ``--resume`` (a run directory, its checkpoints directory or a file) means."""
-    folder = resume
-    if os.path.isdir(os.path.join(resume, "checkpoints")):
-        folder = os.path.join(resume, "checkpoints")  # a run directory
-    if os.path.isdir(folder):
-        path, problem = _latest(folder)
-        if path is None:
-            path = _newest_complete(folder)
-            if path is None:
-                raise ConfigError(f"--resume: {folder!r} has {problem} and no complete step_<N>.zip (give a run "
-                                  f"directory, its checkpoints directory or a step_<N>.zip)")
-            print(f"train: warning: {folder} has {problem}; resuming from the newest complete checkpoint, "
-                  f"{os.path.basename(path)}", file=sys.stderr)
-        return path
-    if _step_of(os.path.basename(resume), ".zip") is None:
-        raise ConfigError(f"--resume expects a checkpoints/step_<N>.zip file or a checkpoints directory, "
-                          f"got {resume!r}")
-    if not os.path.exists(resume):
-        raise ConfigError(f"--resume: no checkpoint at {resume!r}")
-    if not _complete_checkpoint(resume):
-        raise ConfigError(f"--resume: {resume!r} is damaged (not a complete checkpoint zip); give its "
-                          f"checkpoints directory to resume from the newest complete one")
-    return resume
-
-
-def restore(model, checkpoint: str) -> int:
-    """Load weights and optimiser state only (no unpickling of the checkpoint's data); returns its step."""
-    try:
-        model.set_parameters(checkpoint, exact_match=True, device="cpu")
-    except RuntimeError as exc:  # torch's size mismatch: another network shape
-        raise ConfigError(f"--resume: {checkpoint} does not fit this config's network (net_arch, variant or "
-                          f"player count differ): {first_line(exc)}") from None
-    model.num_timesteps = _step_of(os.path.basename(checkpoint), ".zip")
-    return model.num_timesteps
 
 
 def run_dir_of(resume: str) -> str:
@@ -254,8 +149,8 @@ def append_progress(path: str, row: dict) -> None:
     if os.path.exists(path) and os.path.getsize(path) > 0:
         header = False  # a damaged first line (too long, not UTF-8, not CSV): this run's own columns, no header
         with open(path, "rb") as fh:
-            first = fh.readline(MAX_LATEST_BYTES + 1)
-        if len(first) <= MAX_LATEST_BYTES:
+            first = fh.readline(MAX_HEADER_BYTES + 1)
+        if len(first) <= MAX_HEADER_BYTES:
             try:
                 columns = next(csv.reader([first.decode("utf-8")]), None)
             except (UnicodeDecodeError, csv.Error):
