@@ -211,3 +211,27 @@ def train_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None
         path = os.path.join(run_dir, "policy")
         atomic.save_policy(result, path)
     return Trained(path, reports[-1][0], end if tally.used else None)
+
+
+def check_same_seed(cfg: TrainConfig, folder: str) -> Trained:
+    """Train ``cfg`` twice, same seed, into ``folder``/``a`` and ``folder``/``b``; the first run, if both give the
+    same policy file (every array bit for bit, the same metadata but for the run's own paths), else a ConfigError
+    naming what differs: the check that a trainer draws everything random from its run's seed."""
+    runs = []
+    for name in ("a", "b"):
+        config = TrainConfig.from_dict({**cfg.to_dict(), "out_dir": folder, "run_name": name})
+        runs.append(train_algorithm(config, os.path.join(folder, name)))
+    first, second = (PolicyFile.read(t.path) for t in runs)
+    arrays = [(f"array {i}", x, y) for i, (x, y) in enumerate(zip(first.weights, second.weights))]
+    if first.action_features is not None:
+        arrays.append(("the action-feature table", first.action_features, second.action_features))
+    differ = [what for what, x, y in arrays if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes()]
+    if len(first.weights) != len(second.weights):
+        differ.insert(0, f"the number of arrays ({len(first.weights)} and {len(second.weights)})")
+    meta = [{k: v for k, v in p.metadata.items() if k != "config"} for p in (first, second)]  # config: the run's paths
+    differ += [f"metadata {k!r}" for k in sorted(set(meta[0]) | set(meta[1])) if meta[0].get(k) != meta[1].get(k)]
+    if differ:
+        raise ConfigError(f"algo {cfg.algo!r}: two runs with seed {cfg.seed} gave different policies "
+                          f"({', '.join(differ)} differ): a trainer draws everything random from run.seed or run.generator(), so that the "
+                          "same seed gives the same policy (docs/plug-ins.md)")
+    return runs[0]

@@ -10,9 +10,9 @@ from finished games only, as PPO and DMC do, reports the latter).
 
 A run's ``Tally`` adds up the totals of its games, those it handed out in this process and those a
 trainer's worker processes send back (``Tally.receive``); ``audit`` compares them with what the trainer
-reported, after every report and once it returns (``run_algorithm``). An honest trainer's report lies
-between its games' ``finished`` and ``taken`` counts, give or take one batch: the most any count grew
-between two reports.
+reported, after every report and once it returns (``run_algorithm``). An honest trainer's last report is
+its games' ``taken`` or ``finished`` count, give or take one batch (the most its reported count grew
+between two reports), and that count is within a batch of the budget.
 """
 from __future__ import annotations
 
@@ -100,9 +100,9 @@ def audit(algo: str, budget: int, reports: list[tuple[int, int, int]], start: in
     """What is wrong with a run's ``reports`` (reported, taken, finished) against its budget, or None.
 
     During the run (``end`` None): a report above its games' ``taken`` count. At the end (``end``: the
-    games' final counts): also more decisions finished than the budget allows, or a last report short of
-    them, each beyond one batch: the most the reported count grew between two reports (from ``start``, a
-    resumed run's checkpoint), so a trainer that reports rarely cannot widen it with its games' counts.
+    games' final counts): a last report that is neither of the counts, or a count past the budget, each
+    beyond one batch: the most the reported count grew between two reports (from ``start``, a resumed
+    run's checkpoint), so that a trainer reporting rarely cannot widen it with its games' counts.
     """
     rule = ("a trainer reports the learner decisions of the games its run hands out (run.games), counted by "
             "the contract's rule (docs/plug-ins.md)")
@@ -115,12 +115,14 @@ def audit(algo: str, budget: int, reports: list[tuple[int, int, int]], start: in
     counts = [start] + [r for r, _, _ in reports]
     batch = max(b - a for a, b in zip(counts, counts[1:]))
     taken, finished = end
-    if finished > budget + batch:
-        return (f"algo {algo!r} trained on {finished:,} learner decisions (its games' count) for a budget of "
+    # a learner counts the decisions it takes (DQN) or those of games that ended (PPO, DMC): its report is one
+    matching = [c for c in (finished, taken) if abs(reported - c) <= batch]
+    if not matching:
+        return (f"algo {algo!r} last reported {reported:,} decisions, but its games counted {taken:,} learner "
+                f"decisions ({finished:,} of them in games that ended): a report is one of the two, give or take "
+                f"one batch ({batch:,}, the most its reported count grew between two reports); {rule}")
+    if matching[0] > budget + batch:
+        return (f"algo {algo!r} trained on {matching[0]:,} learner decisions (its games' count) for a budget of "
                 f"{budget:,}: allowed the budget plus one batch ({batch:,}, the most its reported count grew "
                 f"between two reports); {rule}")
-    if not finished - batch <= reported <= taken:
-        return (f"algo {algo!r} last reported {reported:,} decisions, but its games counted {finished:,} learner "
-                f"decisions in finished games and {taken:,} in all: a report lies between the two, give or take "
-                f"one batch ({batch:,}); {rule}")
     return None
