@@ -172,3 +172,30 @@ def test_the_allowance_is_one_reported_batch_so_reporting_rarely_widens_nothing(
     # resumed at 1,000 (the tally starts from the checkpoint): its batch is the 100 since, not 1,100
     assert audit("x", 1_000, [(1_100, 1_100, 1_100)], start=1_000, end=(1_100, 1_100)) is None
     assert "last reported" in audit("x", 1_000, [(1_100, 1_400, 1_400)], start=1_000, end=(1_400, 1_400))
+
+
+def _benchmark(tmp_path, algo: str) -> int:
+    """``uno-env benchmark --train`` of the example's config under ``algo``, one seed, a handful of games."""
+    import yaml
+
+    from train.app.cli import main
+
+    tmp_path.mkdir()
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump({**EXAMPLE, "algo": algo, "total_timesteps": 300}), encoding="utf-8")
+    return main(["benchmark", "--train", str(config), "--budget", "300", "--seeds", "1", "--points", "1",
+                 "--games-per-task", "2", "--budget-games-per-task", "2", "--workers", "1", "--no-progress",
+                 "--out", str(tmp_path / "bench")])
+
+
+@pytest.mark.usefixtures("liars")
+def test_the_protocol_refuses_an_over_trained_run_and_marks_an_uncounted_one(tmp_path, capsys):
+    assert _benchmark(tmp_path / "over", "pg_plugin:over_trains") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a report is one of the two" in err, err
+    assert _benchmark(tmp_path / "own", "pg_plugin:own_games") == 0
+    summary = (tmp_path / "own" / "bench" / "results.md").read_text(encoding="utf-8")
+    assert "Not counted: the trainer stepped no games of its run" in summary
+    assert _benchmark(tmp_path / "example", "pg_plugin:train") == 0
+    summary = (tmp_path / "example" / "bench" / "results.md").read_text(encoding="utf-8")
+    assert "Its games counted 30" in summary  # the example counts every decision it takes: its report, 300 and up
