@@ -232,6 +232,6 @@ def check_same_seed(cfg: TrainConfig, folder: str) -> Trained:
     differ += [f"metadata {k!r}" for k in sorted(set(meta[0]) | set(meta[1])) if meta[0].get(k) != meta[1].get(k)]
     if differ:
         raise ConfigError(f"algo {cfg.algo!r}: two runs with seed {cfg.seed} gave different policies "
-                          f"({', '.join(differ)} differ): a trainer draws everything random from run.seed or run.generator(), so that the "
-                          "same seed gives the same policy (docs/plug-ins.md)")
+                          f"({', '.join(differ)} differ): a trainer draws everything random from run.seed or "
+                          "run.generator(), so that the same seed gives the same policy (docs/plug-ins.md)")
     return runs[0]

@@ -218,7 +218,8 @@ def markdown(results: dict) -> str:
               f"{_interval(p['score_ci95'])} |" for p in results["points"]]
     lines.append("")
     lines += [f"Seed {r['seed']}: trained {r['trained_decisions']:,} decisions (planned {r['planned_decisions']:,}) in "
-              f"{r['seconds']:,.0f} s ({r['samples_per_second']:,.0f} samples/s).{_counted(r)}" for r in results["runs"]]
+              f"{r['seconds']:,.0f} s ({r['samples_per_second']:,.0f} samples/s).{_counted(r)}"
+              for r in results["runs"]]
     return "\n".join(lines) + "\n"
 
 

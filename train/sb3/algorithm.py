@@ -9,8 +9,8 @@ from train.errors import UsageError
 
 
 def report_callback(report: Report, cfg: TrainConfig, tally=None):
-    """An SB3 callback that reports the model's policy at every rollout start (the update before is done) and at the end;
-    the environments' counts go to ``tally`` (a contract run's, ``train/counting.py``) first."""
+    """An SB3 callback that reports the model's policy at every rollout start (the update before is done) and at
+    the end; the environments' counts go to ``tally`` (a contract run's, ``train/counting.py``) first."""
     try:
         from stable_baselines3.common.callbacks import BaseCallback
     except ImportError as exc:
