@@ -2,22 +2,23 @@
 
 ``algo: pg_plugin:train`` in a training config (with ``examples/`` on ``PYTHONPATH``) runs it in
 ``uno-env train`` and in the sample-budget protocol, ``uno-env benchmark --train``.
-REINFORCE with a linear softmax policy over ``VectorGames``: the learner holds seat 0 of every game,
+REINFORCE with a linear softmax policy over the run's batched games (``run.games``, ``VectorGames`` that
+count the learner's decisions): the learner holds seat 0 of every game,
 opponents are drawn from the league per game (``self`` plays the current policy).
 """
 import numpy as np
 import torch
 
 from agents.policy_file import policy_file_from_weights
-from uno_env.vector import VectorGames
 
 
 def train(run):
     """Learn for ``run.budget`` learner decisions; report after every pass of the loop; return the policy."""
     s = {"games": 64, "lr": 0.03, "batch": 512, **run.settings}  # the config's settings: mapping (defaults here)
-    torch.manual_seed(run.seed)
-    rng = np.random.default_rng(run.seed)
-    games = VectorGames(s["games"], rules=run.rules())
+    torch.manual_seed(run.seed)  # everything random comes from the run's seed: the same seed, the same policy
+    rng = run.generator()
+    # the run's games count the learner's decisions (seat 0 of each) against the budget as they are stepped
+    games = run.games(s["games"], learner_seats=0)
     layer = torch.nn.Linear(games.observation_size, games.num_actions)
     optimiser = torch.optim.Adam(layer.parameters(), lr=s["lr"])
     specs, weights = list(run.league), np.array(list(run.league.values()), dtype=float)

@@ -24,6 +24,14 @@ budget and curve points the first time the count reaches one, so a policy saved 
 budget, as the DQN's exploration schedule does). ``export`` is only called when a point is due. Call it
 a last time at the end. ``run_algorithm`` refuses a trainer that returns without having reported.
 
+The count checked: a trainer gets its games from the run, ``run.games(num_games, learner_seats=...)``
+(``train/counting.py``: ``VectorGames`` that count the learner's decisions as they are stepped). After
+every report and once the trainer returns, ``run_algorithm`` compares what it reported with its games'
+count and refuses, in one line, a run that trained past its budget or reported other than its games
+counted, beyond one batch. A trainer that stepped no games of its run is not checked (``Trained.counted``
+is None, and the protocol's results say so). Seeds: ``run.seed``, and ``run.generator(*streams)`` for
+numpy; the same seed must give the same policy file, bit for bit (``check_same_seed``).
+
 Which callable ``algo`` names, and whether it resumes, is the registry's answer (``train/registry.py``):
 built-in or plug-in, every algorithm is an ``Algorithm`` record there.
 
@@ -35,15 +43,18 @@ keeps an interrupted seed's directory and resumes it; other trainers' interrupte
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
+
+import numpy as np
 
 from agents.policy_file import PolicyFile
 from uno_env import Game, RuleSet
 
-from train import registry
+from train import registry, resumable
 from train.agent_specs import load_agent
 from train.config import ConfigError, TrainConfig
+from train.counting import CountedGames, Tally, audit
 
 Report = Callable[[int, Callable[[], PolicyFile]], None]
 """``report(decisions, export)``: the decisions learned from so far, and a function returning the current policy."""
@@ -80,6 +91,21 @@ class TrainingRun:
     resume: bool = False
     """Continue the interrupted run whose checkpoint ``run_dir`` holds, if any (a trainer whose callable has
     ``resumable = True`` writes such checkpoints; the protocol then keeps an interrupted seed's directory)."""
+    tally: Tally = field(default_factory=Tally, compare=False, repr=False)
+    """The learner decisions its games counted (``games``; a trainer's worker processes send theirs here)."""
+
+    def games(self, num_games: int, learner_seats=None, num_players: int | None = None, **options) -> CountedGames:
+        """``num_games`` batched games at the run's rules (``num_players`` seats: the home table by default) whose
+        learner decisions count against the budget: ``learner_seats``, the seats the learner holds in every
+        game, or None to set ``games.learner[i]`` (a bool per seat) as each game is seated. ``options``:
+        ``VectorGames``'s (``cut_at``, ``backend``, ``threads``)."""
+        games = CountedGames(num_games, rules=self.rules(num_players), learner_seats=learner_seats, **options)
+        self.tally.watch(games)
+        return games
+
+    def generator(self, *streams: int) -> np.random.Generator:
+        """A numpy Generator seeded by the run's seed (``streams``: more numbers for independent streams)."""
+        return np.random.default_rng([self.seed, *streams])
 
     def rules(self, num_players: int | None = None) -> RuleSet:
         """The rules at ``num_players`` seats (the home table by default)."""
@@ -120,19 +146,47 @@ def is_resumable(algo: str) -> bool:
     return registry.lookup(algo).resumable
 
 
+@dataclass(frozen=True)
+class Trained:
+    """What a run through the contract gave: its policy, its last report and its games' count."""
+
+    path: str
+    """The policy file (without extension)."""
+    reported: int
+    """The decisions of its last report."""
+    counted: tuple[int, int] | None
+    """Its games' count of learner decisions, ``(taken, finished)`` (``train/counting.py``), or None: it stepped
+    no games of its run, so nothing checked its reports."""
+
+
 def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
                   resume: bool = False) -> str:
     """Train ``cfg.algo`` through the contract; the path (without extension) of the policy it returned."""
+    return train_algorithm(cfg, run_dir, report, progress, resume).path
+
+
+def train_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
+                    resume: bool = False) -> Trained:
+    """Train ``cfg.algo`` through the contract, its reports checked against its games' count (``Trained``)."""
     trainer = registry.lookup(cfg.algo).load()
     os.makedirs(run_dir, exist_ok=True)
-    reports = [0]
+    reports: list[tuple[int, int, int]] = []
+    tally = Tally()
+    start = resumable.checkpoint_decisions(run_dir) if resume and resumable.exists(run_dir) else None
+    if start is not None:  # the checkpoint's count: what the sittings before this one trained
+        tally.base = (start, start)
 
     def counted(decisions: int, export: Callable[[], PolicyFile]) -> None:
-        reports[0] += 1
+        reports.append((int(decisions), *tally.counts()))
+        # checked before the hook saves anything: a point is never saved from a run that misreports
+        problem = audit(cfg.algo, cfg.total_timesteps, reports, start or 0) if tally.used else None
+        if problem:
+            raise ConfigError(problem)
         if report is not None:
             report(decisions, export)
 
-    result = trainer(training_run(cfg, run_dir, counted, progress, resume))
+    run = training_run(cfg, run_dir, counted, progress, resume)
+    result = trainer(replace(run, tally=tally))
     path = None
     if isinstance(result, (str, os.PathLike)):
         from agents.policy_file import strip_extension
@@ -143,13 +197,41 @@ def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, 
     elif not isinstance(result, PolicyFile):
         raise ConfigError(f"algo {cfg.algo!r} returned {type(result).__name__}; a trainer returns a PolicyFile or "
                           "the path of a saved one")
-    if not reports[0]:  # nothing says how far it trained, and the protocol has saved none of its points
+    if not reports:  # nothing says how far it trained, and the protocol has saved none of its points
         raise ConfigError(f"algo {cfg.algo!r} returned without reporting any policy: a trainer calls "
                           "run.report(decisions, export) after every pass of its loop and once at the end "
                           "(docs/plug-ins.md)")
+    end = tally.counts()
+    problem = audit(cfg.algo, cfg.total_timesteps, reports, start or 0, end) if tally.used else None
+    if problem:
+        raise ConfigError(problem)
     if path is None:
         from train import atomic
 
         path = os.path.join(run_dir, "policy")
         atomic.save_policy(result, path)
-    return path
+    return Trained(path, reports[-1][0], end if tally.used else None)
+
+
+def check_same_seed(cfg: TrainConfig, folder: str) -> Trained:
+    """Train ``cfg`` twice, same seed, into ``folder``/``a`` and ``folder``/``b``; the first run, if both give the
+    same policy file (every array bit for bit, the same metadata but for the run's own paths), else a ConfigError
+    naming what differs: the check that a trainer draws everything random from its run's seed."""
+    runs = []
+    for name in ("a", "b"):
+        config = TrainConfig.from_dict({**cfg.to_dict(), "out_dir": folder, "run_name": name})
+        runs.append(train_algorithm(config, os.path.join(folder, name)))
+    first, second = (PolicyFile.read(t.path) for t in runs)
+    arrays = [(f"array {i}", x, y) for i, (x, y) in enumerate(zip(first.weights, second.weights))]
+    if first.action_features is not None:
+        arrays.append(("the action-feature table", first.action_features, second.action_features))
+    differ = [what for what, x, y in arrays if x.dtype != y.dtype or x.shape != y.shape or x.tobytes() != y.tobytes()]
+    if len(first.weights) != len(second.weights):
+        differ.insert(0, f"the number of arrays ({len(first.weights)} and {len(second.weights)})")
+    meta = [{k: v for k, v in p.metadata.items() if k != "config"} for p in (first, second)]  # config: the run's paths
+    differ += [f"metadata {k!r}" for k in sorted(set(meta[0]) | set(meta[1])) if meta[0].get(k) != meta[1].get(k)]
+    if differ:
+        raise ConfigError(f"algo {cfg.algo!r}: two runs with seed {cfg.seed} gave different policies "
+                          f"({', '.join(differ)} differ): a trainer draws everything random from run.seed or "
+                          "run.generator(), so that the same seed gives the same policy (docs/plug-ins.md)")
+    return runs[0]

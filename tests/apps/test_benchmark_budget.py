@@ -409,13 +409,13 @@ def test_a_seed_of_a_resumable_trainer_resumes_from_its_checkpoint_and_keeps_its
         yaml.safe_dump(DQN_TINY, fh)
     whole, cut = str(tmp_path / "whole"), str(tmp_path / "cut")
     assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", whole]) == 0
-    real = budget.run_algorithm
+    real = budget.train_algorithm
     sittings = []
     killed = cut_at(real, 1_100, _Killed)
-    monkeypatch.setattr(budget, "run_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or killed(*a, **kw))
+    monkeypatch.setattr(budget, "train_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or killed(*a, **kw))
     with pytest.raises(_Killed):
         main(["benchmark", "--train", config, *DQN_ARGS, "--out", cut])
-    monkeypatch.setattr(budget, "run_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or real(*a, **kw))
+    monkeypatch.setattr(budget, "train_algorithm", lambda *a, **kw: sittings.append(kw["resume"]) or real(*a, **kw))
     assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", cut]) == 0
     assert sittings == [False, True]
     assert _points(cut) == _points(whole)
@@ -435,7 +435,7 @@ def test_a_resumable_seed_that_lost_a_point_before_its_checkpoint_trains_again_f
     with open(config, "w", encoding="utf-8") as fh:
         yaml.safe_dump(DQN_TINY, fh)
     out = str(tmp_path / "cut")
-    monkeypatch.setattr(budget, "run_algorithm", cut_at(budget.run_algorithm, 1_100, _Killed))
+    monkeypatch.setattr(budget, "train_algorithm", cut_at(budget.train_algorithm, 1_100, _Killed))
     with pytest.raises(_Killed):
         main(["benchmark", "--train", config, *DQN_ARGS, "--out", out])
     run_dir = os.path.join(out, "runs", os.listdir(os.path.join(out, "runs"))[0])
@@ -462,7 +462,7 @@ def test_ctrl_c_says_what_the_next_run_does_with_the_interrupted_seed(settings, 
     def ctrl_c(*args, **kw):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(budget, "run_algorithm", ctrl_c)
+    monkeypatch.setattr(budget, "train_algorithm", ctrl_c)
     assert main(["benchmark", "--train", config, *DQN_ARGS, "--out", str(tmp_path / "out")]) == 130
     assert says in capsys.readouterr().out
 

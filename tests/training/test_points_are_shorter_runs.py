@@ -17,29 +17,9 @@ from train.benchmark.budget import PointSaver, point_path
 from train.config import TrainConfig
 
 from paths import ROOT  # tests/paths.py
-from tiny_configs import BUDGET_PPO  # tests/tiny_configs.py
+from tiny_configs import CONTRACT_CASES as CASES  # tests/tiny_configs.py: one tiny run of each trainer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-LEAGUE = {"random": 0.5, "heuristic": 0.3, "self": 0.2}
-#: Tiny runs of each trainer, and the budget B of the shorter run (the longer one trains 2B). Each B is one at which
-#: a shorter run once ended otherwise: on a pass without an update (the example, DQN, NFSP: no report there, so
-#: the longer run saved B after one more update), or a last round past budget + batch_size rows (DMC's ring,
-#: sized by the budget, wrapped).
-# exploration_fraction 0: the DQN's (and so NFSP's) epsilon schedule stretches over the run's budget, so with
-# any other value a 2B run explores otherwise before B than a B run does, by design (docs/plug-ins.md)
-CASES = {
-    "example": (dict(algo="pg_plugin:train", opponents={"random": 0.5, "heuristic": 0.5},
-                     settings={"games": 16, "batch": 128}), 600),
-    "dqn": (dict(algo="dqn", num_games=8, net_arch=[32], batch_size=32, learning_starts=64, train_freq=16,
-                 exploration_fraction=0.0, opponents=LEAGUE), 550),
-    "nfsp": (dict(algo="nfsp", num_games=8, net_arch=[32], batch_size=32, learning_starts=64, train_freq=16,
-                  anticipatory=0.5, exploration_fraction=0.0, opponents=LEAGUE), 500),
-    "dmc": (dict(algo="dmc", num_games=8, net_arch=[32], batch_size=64, dmc_actors=0, opponents=LEAGUE), 300),
-    "ppo": ({k: v for k, v in BUDGET_PPO.items() if k not in ("run_name", "time_limit_minutes", "seed")}, 512),
-    "sb3": (dict(algo="sb3", n_envs=1, n_steps=64, batch_size=64, n_epochs=1, net_arch=[16], snapshot_every=1000,
-                 eval_every=100_000, eval_games=2, opponents={"random": 1.0}), 128),
-}
 
 
 @pytest.fixture(autouse=True)

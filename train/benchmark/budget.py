@@ -53,7 +53,7 @@ from uno_env import RuleSet
 from uno_env.errors import short_repr
 
 from train import atomic, process_lock, registry, resumable, shipped_configs
-from train.algorithm import is_resumable, resolve_trainer, run_algorithm
+from train.algorithm import is_resumable, resolve_trainer, train_algorithm
 from train.benchmark import budget_report
 from train.benchmark.runner import build_results, run_suite
 from train.benchmark.suite import Suite, Task
@@ -376,8 +376,8 @@ def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: floa
     if progress:
         print(f"benchmark: seed {seed + 1}/{plan.seeds}: {'resuming' if resume else 'training'} "
               f"{plan.config_file} ({cfg.algo}) to {cfg.total_timesteps:,} decisions in {run_dir}", flush=True)
-    # any algorithm, through the plug-in contract
-    run_algorithm(cfg, run_dir, report=saver, progress=progress, resume=resume)
+    # any algorithm, through the plug-in contract, which checks its reports against its games' count
+    trained = train_algorithm(cfg, run_dir, report=saver, progress=progress, resume=resume)
     seconds = clock.seconds()
     if saver.pending:  # the trainer's fault, not the protocol's: one line, as every input error
         raise ConfigError(f"seed {seed}: algo {cfg.algo!r} returned having reported {saver.reported:,} decisions, "
@@ -386,6 +386,8 @@ def _train_locked(plan: Plan, seed: int, progress: bool, progress_interval: floa
     record = {"seed": seed, "algo": cfg.algo, "run_dir": run_dir, "planned_decisions": cfg.total_timesteps,
               "trained_decisions": saver.reported, "seconds": round(seconds, 1), "sittings": clock.sittings,
               "samples_per_second": round(saver.reported / max(seconds, 1e-9), 1),
+              # (taken, finished) learner decisions, as its games counted them; None: it stepped none of its run's
+              "counted_decisions": None if trained.counted is None else list(trained.counted),
               "points": {str(t): d for t, d in sorted(saver.saved.items())}}
     atomic.write_json(record_path, record, indent=2)
     return record

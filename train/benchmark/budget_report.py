@@ -218,8 +218,20 @@ def markdown(results: dict) -> str:
               f"{_interval(p['score_ci95'])} |" for p in results["points"]]
     lines.append("")
     lines += [f"Seed {r['seed']}: trained {r['trained_decisions']:,} decisions (planned {r['planned_decisions']:,}) in "
-              f"{r['seconds']:,.0f} s ({r['samples_per_second']:,.0f} samples/s)." for r in results["runs"]]
+              f"{r['seconds']:,.0f} s ({r['samples_per_second']:,.0f} samples/s).{_counted(r)}"
+              for r in results["runs"]]
     return "\n".join(lines) + "\n"
+
+
+def _counted(run: dict) -> str:
+    """What the seed's games counted (the contract's check, ``train/counting.py``); nothing for an older record."""
+    if "counted_decisions" not in run:
+        return ""
+    if run["counted_decisions"] is None:
+        return (" Not counted: the trainer stepped no games of its run (run.games), so its decision count is its "
+                "own word.")
+    taken, finished = run["counted_decisions"]
+    return f" Its games counted {taken:,} learner decisions ({finished:,} in finished games)."
 
 
 def write(results: dict, out_dir: str) -> list[str]:

@@ -22,12 +22,12 @@ import numpy as np
 
 from agents.policy_file import PolicyAgent, PolicyFile
 from uno_env import Game
-from uno_env.vector import VectorGames
 
 from train.agent_specs import load_agent  # every league spec, module:callable included
 from train.collect import worker
 from train.collect.privileged import PrivilegedEncoder
 from train.config import TrainConfig
+from train.counting import CountedGames
 
 
 @dataclass
@@ -40,13 +40,14 @@ class Request:
                                           # follows (train/collect/privileged.py)
     mask: np.ndarray                      # (R, A) int8
     finished: list = field(default_factory=list)  # (table, game, per-seat rewards, truncated) of games that ended
+    counted: tuple = (0, 0)               # the learner decisions its games counted so far: (taken, finished)
 
 
 class _Table:
     """The collector's games at one player count, with who holds each seat."""
 
     def __init__(self, rules, num_games: int, specs: list[str], seed: int):
-        self.games = VectorGames(num_games, rules=rules)
+        self.games = CountedGames(num_games, rules=rules)  # the learner's seats (roles -1) marked as it is seated
         self.n = self.games.num_players
         self.pool = [load_agent(spec, self.games.game, seed=seed + i) for i, spec in enumerate(specs)]
         self.roles = np.full((num_games, self.n), -1, dtype=np.int64)  # -1: the learner; k: opponent k
@@ -130,17 +131,21 @@ class Collector:
                     self.privileged.encode_into(states[i], int(seats[i]), extra[r])
                 obs.append(np.concatenate([table.obs[rows], extra], axis=1))
             mask.append(table.mask[rows])
-        return Request(np.concatenate(keys), np.concatenate(obs), np.concatenate(mask), finished)
+        counts = [table.games.counts() for table in self.tables]
+        return Request(np.concatenate(keys), np.concatenate(obs), np.concatenate(mask), finished,
+                       (sum(t for t, _ in counts), sum(f for _, f in counts)))
 
     def _deal_roles(self, table: _Table, i: int) -> None:
         if self.rng.random() < self.cfg.self_play_games:
             table.roles[i] = -1
+            table.games.learner[i] = True
             return
         snaps = self.snapshots
         per_snapshot = [self.cfg.opponents.get("self", 0.0) / len(snaps)] * len(snaps) if snaps else []
         w = np.array(self.weights + per_snapshot, dtype=float)
         table.roles[i] = self.rng.choice(len(w), size=table.n, p=w / w.sum())
         table.roles[i, self.rng.integers(table.n)] = -1
+        table.games.learner[i] = table.roles[i] == -1
 
 
 def split_games(cfg: TrainConfig, collectors: int) -> list[list[int]]:

@@ -28,6 +28,8 @@ class Seating:
         self.agents = [None if k == "self" else load_agent(k, games.game, seed=opponent_seed + j)
                        for j, k in enumerate(names)]
         self.roles = np.zeros((games.num_games, games.num_players), dtype=np.int64)
+        # the run's games (train/counting.py) count the decisions of the seats marked here as the learner's
+        self.learner = getattr(games, "learner", None)
         for i in range(games.num_games):
             self.deal(i)
 
@@ -37,6 +39,8 @@ class Seating:
         drawn = self.rng.choice(len(self.agents), size=n, p=self.p)
         self.roles[i] = [LEARNER if self.agents[k] is None else k for k in drawn]
         self.roles[i, self.rng.integers(n)] = LEARNER
+        if self.learner is not None:
+            self.learner[i] = self.roles[i] == LEARNER
 
     def learner_seats(self, i: int) -> list[int]:
         """The seats of game ``i`` the learner holds."""

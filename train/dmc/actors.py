@@ -1,13 +1,14 @@
 """DMC's actors: games played epsilon-greedily on a copy of Q(s, a), shipping finished games' rows.
 
-An ``Actor`` holds a share of the run's games (``uno_env.vector.VectorGames``) and who sits where in
-each (``Seating``). ``play(weights, decisions)`` sets the network it acts with (numpy arrays, as the
-policy file holds them: no torch here) and steps its games until the learner's seats have made
-``decisions`` more decisions; it returns the (observation, action, return) rows of the learner
-seats of every game that ended meanwhile. The forward pass is torch's (``Scorer``: numpy's BLAS
-may run a batch's small matrices on every core at once, which a shared machine pays dearly for;
-a worker process sets torch to one thread). A game still running keeps its seats' decisions for a
-later call, even if the network changes in between (DouZero's actors do the same).
+An ``Actor`` holds a share of the run's games (``train.counting.CountedGames``, which count the
+learner's decisions) and who sits where in each (``Seating``). ``play(weights, decisions)`` sets the
+network it acts with (numpy arrays, as the policy file holds them: no torch here) and steps its
+games until the learner's seats have made ``decisions`` more decisions; it returns the (observation,
+action, return) rows of the learner seats of every game that ended meanwhile. The forward pass is
+torch's (``Scorer``: numpy's BLAS may run a batch's small matrices on every core at once, which a
+shared machine pays dearly for; a worker process sets torch to one thread). A game still running
+keeps its seats' decisions for a later call, even if the network changes in between (DouZero's
+actors do the same).
 
 The return of a decision is the seat's final reward (``TRUNCATED_REWARD`` for a game cut at the
 step cap), times ``gamma`` per decision the same seat made after it. No bootstrapping: Monte-Carlo.
@@ -31,10 +32,10 @@ import numpy as np
 
 from uno_env import RuleSet
 from uno_env.action_features import action_features
-from uno_env.vector import VectorGames
 
 from train.collect import worker
 from train.collect.seating import LEARNER, Seating
+from train.counting import CountedGames
 
 #: The learner's reward in a game cut at the engine's step cap: a loss, so that stalling is not learned.
 TRUNCATED_REWARD = -1.0
@@ -91,7 +92,8 @@ class Actor:
         self.rng = np.random.default_rng(spec.seed)
         deal_seed, opponent_seed = (int(x) for x in self.rng.integers(2**31 - 1, size=2))
         rules = RuleSet.create(spec.variant, spec.num_players, **spec.rule_options)
-        self.games = VectorGames(spec.num_games, rules=rules)
+        # counted games (train/counting.py): ``Seating`` marks the learner's seats, ``play`` sends the counts back
+        self.games = CountedGames(spec.num_games, rules=rules)
         self.features = action_features(self.games.game)
         self.seating = Seating(spec.league, self.games, self.rng, opponent_seed)
         self.games.reset(seed=deal_seed)
@@ -115,7 +117,8 @@ class Actor:
         """Step every game until the learner has made ``decisions`` more; the rows of the games that ended.
 
         ``weights``: the network to act with from now on (None: keep the last one). The rows: ``obs``
-        (n, D) float32, ``action`` (n,) int64, ``ret`` (n,) float32; ``decisions``: how many were made.
+        (n, D) float32, ``action`` (n,) int64, ``ret`` (n,) float32; ``decisions``: how many were made;
+        ``counted``: the games' counts so far (``CountedGames.counts``), for the run's tally.
         """
         if weights is not None:
             self.set_weights(weights)
@@ -143,7 +146,7 @@ class Actor:
                     if taken:
                         done.append((observations, taken, TRUNCATED_REWARD if truncated[i] else float(rewards[i, s])))
                 seating.deal(i)
-        return {**self.rows(done), "decisions": made}
+        return {**self.rows(done), "decisions": made, "counted": games.counts()}
 
     def rows(self, done: list[tuple[list, list, float]]) -> dict:
         """Finished episodes as arrays: each decision's return is the reward times gamma per later decision."""

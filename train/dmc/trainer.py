@@ -233,8 +233,9 @@ class Trainer:
                 actor.submit(weights, self.quota)
             while True:
                 rows = []
-                for actor in actors:  # in actor order: the same rows whatever the processes' timing
+                for j, actor in enumerate(actors):  # in actor order: the same rows whatever the processes' timing
                     rows.append(actor.result())
+                    self.run.tally.receive((self.segment, j), rows[-1]["counted"])  # its games' count, checked
                     if not local:  # the next round at once, with the weights of before this round's learning
                         actor.submit(weights, self.quota)
                 new = 0

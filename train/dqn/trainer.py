@@ -40,7 +40,6 @@ from torch.nn import functional as F
 
 from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
-from uno_env.vector import VectorGames
 
 from train import resumable
 from train.algorithm import TrainingRun
@@ -127,7 +126,8 @@ class Trainer:
     def __init__(self, run: TrainingRun):
         self.run, self.cfg = run, run.as_config()
         self.rng = np.random.default_rng(run.seed)
-        self.games = VectorGames(self.cfg.num_games, rules=run.rules(), cut_at=self.cfg.train_max_steps)
+        # the run's games: they count the learner's decisions (the seats ``Seating`` marks) against the budget
+        self.games = run.games(self.cfg.num_games, cut_at=self.cfg.train_max_steps)
         with torch.random.fork_rng(devices=[]):  # the initial weights from the run's seed, torch's own state untouched
             torch.manual_seed(run.seed)
             self.online = QNetwork(self.games.observation_size, self.games.num_actions, self.cfg.net_arch)

@@ -21,8 +21,9 @@ from train.config import TrainConfig
 class Rollout:
     """The collectors (``kind``: ``local``, ``process`` or ``ray``), their requests and the league's tally."""
 
-    def __init__(self, cfg: TrainConfig, kind: str, trajectories, collectors: int):
+    def __init__(self, cfg: TrainConfig, kind: str, trajectories, collectors: int, tally=None):
         self.cfg, self.kind, self.trajectories = cfg, kind, trajectories
+        self.tally = tally  # a contract run's count of learner decisions (train/counting.py), or None
         self.collectors: list = []               # filled by open()
         self.held: dict[int, object] = {}        # collector -> its request waiting for the learner's answer
         self.in_flight: set[int] = set()         # collectors stepping their games
@@ -87,6 +88,8 @@ class Rollout:
         """Collector ``j``'s reply: the games that ended pay their seats' trajectories; its request waits."""
         request = self.collectors[j].result()
         self.in_flight.discard(j)
+        if self.tally is not None:
+            self.tally.receive(j, request.counted)
         for t, i, rewards, truncated in request.finished:
             won = [not truncated and r > 0 and r == max(rewards) for r in rewards]
             if truncated:  # a game cut at max_steps: a loss for every seat, so stalling never pays

@@ -72,7 +72,7 @@ PROGRESS_COLUMNS = ("timesteps", "seconds", "policy_loss", "value_loss", "entrop
 
 def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
           progress_interval: float = DEFAULT_INTERVAL, progress_stream=None, on_update=None,
-          ray_address: str | None = None, *, on_batch=None) -> dict:
+          ray_address: str | None = None, *, on_batch=None, tally=None) -> dict:
     """Run one native PPO job; returns the same summary as the SB3 path (``train.sb3.trainer.train``).
 
     ``on_update(steps, export)``, if given, is called after every PPO update; ``export()`` returns the
@@ -81,11 +81,12 @@ def train(cfg: TrainConfig, resume: str | None = None, progress: bool = True,
     ``Trajectories.take``, not to be changed) before its update (``tests/training/test_ppo_same_seed.py``
     records the first).
     ``ray_address``: run ``cfg.ray_collectors`` collectors as Ray actors there (``train/scaleout``).
+    ``tally``: a contract run's count (``TrainingRun.tally``), which the collectors' games report to.
     A plain install without torch gets a ``UsageError`` naming the extra to install.
     """
     require_torch()
     hooks = dict(progress=progress, progress_interval=progress_interval, progress_stream=progress_stream,
-                 on_update=on_update, on_batch=on_batch)
+                 on_update=on_update, on_batch=on_batch, tally=tally)
     if ray_address is None:
         return Learner(cfg, resume, on_ray=False, **hooks).run()
     from train.scaleout import session
@@ -134,7 +135,7 @@ class Learner:
     """One native PPO run: the network and its optimiser, the collectors' games, the updates, the schedule."""
 
     def __init__(self, cfg: TrainConfig, resume: str | None, on_ray: bool, progress: bool, progress_interval: float,
-                 progress_stream, on_update, on_batch):
+                 progress_stream, on_update, on_batch, tally=None):
         import torch
 
         self.cfg, self.on_update, self.on_batch = cfg, on_update, on_batch
@@ -169,7 +170,7 @@ class Learner:
         self.trajectories = Trajectories(cfg.gamma, cfg.gae_lambda,
                                          [list(zip(share, self.sizes)) for share in self.shares])
         kind = "ray" if on_ray else "process" if cfg.collector_workers else "local"
-        self.rollout = Rollout(cfg, kind, self.trajectories, len(self.shares))
+        self.rollout = Rollout(cfg, kind, self.trajectories, len(self.shares), tally)
         self.updater: UpdaterProcess | None = None  # the overlapped update's process (cfg.overlap_update)
         self.pending: Update | None = None          # the update it is running
         self.stop = StopRequest()

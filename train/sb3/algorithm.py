@@ -8,8 +8,9 @@ from train.config import TrainConfig
 from train.errors import UsageError
 
 
-def report_callback(report: Report, cfg: TrainConfig):
-    """An SB3 callback that reports the model's policy at every rollout start (the update before is done) and at the end."""
+def report_callback(report: Report, cfg: TrainConfig, tally=None):
+    """An SB3 callback that reports the model's policy at every rollout start (the update before is done) and at
+    the end; the environments' counts go to ``tally`` (a contract run's, ``train/counting.py``) first."""
     try:
         from stable_baselines3.common.callbacks import BaseCallback
     except ImportError as exc:
@@ -23,6 +24,9 @@ def report_callback(report: Report, cfg: TrainConfig):
 
     class ReportPolicy(BaseCallback):
         def _report(self) -> None:
+            if tally is not None:  # each environment counted its learner decisions (train/sb3/counted_env.py)
+                for k, counts in enumerate(self.training_env.env_method("counts")):
+                    tally.receive(("sb3", k), counts)
             t = self.model.num_timesteps
             report(t, lambda: policy_file_from_model(self.model, game, t, config=cfg.to_dict()))
 
@@ -43,7 +47,7 @@ def train(run: TrainingRun) -> str:
     from train.sb3 import trainer
 
     cfg = run.as_config()
-    summary = trainer.train(cfg, progress=run.progress, callbacks=[report_callback(run.report, cfg)])
+    summary = trainer.train(cfg, progress=run.progress, callbacks=[report_callback(run.report, cfg, run.tally)])
     if summary["interrupted"]:
         raise KeyboardInterrupt
     return os.path.join(summary["run_dir"], "policy")

@@ -270,16 +270,17 @@ def _finish(run: _Run, raised: bool) -> dict:
 
 
 def _make_env(**kwargs):
-    """A UnoEnv; in a SubprocVecEnv worker, one that ignores Ctrl-C (the trainer decides when to stop)."""
+    """A UnoEnv that counts the learner's decisions; in a SubprocVecEnv worker, one that ignores Ctrl-C (the
+    trainer decides when to stop)."""
     import multiprocessing
 
-    from uno_env.gym_env import UnoEnv
+    from train.sb3.counted_env import CountedUnoEnv
 
     if multiprocessing.parent_process() is not None:
         # Ctrl-C reaches the whole process group: a worker that died of it would leave the trainer
         # unable to finish the step it is in, close the environments or save cleanly
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return UnoEnv(**kwargs)
+    return CountedUnoEnv(**kwargs)
 
 
 def _close_envs(envs, graceful: bool) -> None:
