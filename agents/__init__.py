@@ -8,6 +8,8 @@
 - ``heuristic``: the strongest rule-based player (``agents/rule_based.py``);
 - ``ismcts`` or ``ismcts:<key>=<value>,...``: information-set Monte Carlo tree search
   (``agents/search.py``; e.g. ``ismcts:iterations=400``);
+- ``level:easy``, ``level:medium``, ``level:hard``, ``level:expert``: opponents by strength, each a named
+  spec of the above with its measured win rate against ``heuristic`` (``agents/levels.py``);
 - ``pretrained:<name>``: a policy shipped in ``agents/pretrained`` (e.g. ``pretrained:classic``);
 - ``pretrained``: the shipped policy of the game's own variant, so one spec plays a suite of tasks
   in several variants: the variant's native specialist for the table size (``pretrained:<variant>-<n>p``)

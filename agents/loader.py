@@ -14,6 +14,7 @@ from uno_env import Game
 from uno_env.errors import did_you_mean, short_repr
 
 from .base import Agent, RandomAgent
+from .levels import LEVELS, PREFIX as LEVEL_PREFIX, LevelError, is_level, level_of
 from .policy_file import PolicyFileError, load_policy, strip_extension
 from .rule_based import GreedyAgent, HeuristicAgent
 from .search import ISMCTSAgent, SearchOptionError, parse_options
@@ -72,6 +73,12 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
     if spec in BUILTIN:
         _need_game(spec, game)
         return BUILTIN[spec](game, seed)
+    if is_level(spec):  # a named strength: the spec it stands for
+        try:
+            level = level_of(spec)
+        except LevelError as exc:
+            raise AgentSpecError(str(exc)) from None
+        return load(level.spec, game, seed=seed, strict_rules=strict_rules, resolve_path=resolve_path)
     if spec == "ismcts" or spec.startswith("ismcts:"):
         _need_game(spec, game)
         options = parse_options(spec[len("ismcts:"):])  # every option checked before the prior is opened
@@ -98,7 +105,8 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
             hint = f" (a training run's policy is {os.path.join(spec, 'policy')})"
         raise PolicyFileError(f"no such file: {base}(.npz/.json){hint}; an exported policy is a "
                               "<name>.npz + <name>.json pair")
-    known = [*BUILTIN, "ismcts", "pretrained", *(f"pretrained:{n}" for n in pretrained_names())]
+    known = [*BUILTIN, "ismcts", "pretrained", *(f"pretrained:{n}" for n in pretrained_names()),
+             *(LEVEL_PREFIX + name for name in LEVELS)]
     raise AgentSpecError(f"unknown agent spec {short_repr(spec)}{did_you_mean(spec, known)}; allowed: {_allowed()}")
 
 
@@ -141,5 +149,5 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def _allowed() -> str:
-    return f"{', '.join(BUILTIN)}, ismcts[:key=value,...], pretrained (the game's variant), pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
+    return f"{', '.join(BUILTIN)}, ismcts[:key=value,...], level:<{'|'.join(LEVELS)}>, pretrained (the game's variant), pretrained:<name> ({', '.join(pretrained_names()) or 'none shipped'}), " \
            "or a path to an exported policy"

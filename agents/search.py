@@ -164,6 +164,15 @@ class ISMCTSAgent:
             return None
         if engine == "auto" and core.resolve(None, game.rules) != "native":  # UNO_ENV_BACKEND=python is heard
             return None
+        # a subclass's own worlds or opponents live in Python: the core's loop cannot call them
+        overridden = [name for name in ("world", "opponent_model")
+                      if getattr(type(self), name) is not getattr(ISMCTSAgent, name)]
+        if overridden:
+            if engine == "core":
+                raise SearchOptionError(f"ismcts option engine=core: {type(self).__name__} overrides "
+                                        f"{' and '.join(overridden)}, which the core's loop cannot call; use "
+                                        "engine=python or engine=auto")
+            return None
         if not (core.available() and core.covers(game.rules)):
             why = core.why_unavailable() or f"the compiled core does not cover the {game.rules.variant!r} rules"
             raise SearchOptionError(f"ismcts option engine=core: {why}; use engine=python or engine=auto")

@@ -25,16 +25,18 @@ CALLABLE_SPEC = re.compile(r"^(?P<module>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):(?P<na
 CALLABLE_FORM = "module:callable (a Python callable(game, seed) that returns an agent, e.g. mypkg.bots:make_agent)"
 """How the extra spec form is named in error messages."""
 
-SPEC_FORMS = ("random, greedy, heuristic, ismcts[:key=value,...], pretrained (the best shipped policy for the "
+SPEC_FORMS = ("random, greedy, heuristic, ismcts[:key=value,...], level:<easy|medium|hard|expert> (opponents by "
+              "strength), pretrained (the best shipped policy for the "
               "table), pretrained:<name>, a policy file (path/to/policy, e.g. runs/<name>/policy), or "
               "module:callable (a Python callable(game, seed) returning an agent)")
 """Every form of agent spec, for help texts (eval, play, benchmark and exploit take them all; serve, fewer)."""
 
-AGENT_SPECS_ALLOWED = ("random, greedy, heuristic, ismcts[:key=value,...], pretrained:<name>, a path to an exported "
+AGENT_SPECS_ALLOWED = ("random, greedy, heuristic, ismcts[:key=value,...], level:<easy|medium|hard|expert>, "
+                       "pretrained:<name>, a path to an exported "
                        f"policy, or {CALLABLE_FORM}")
 """What an agent spec may be, as the error for a ``module:callable`` whose module is missing says it."""
 
-_LOADER_PREFIXES = ("ismcts:", "pretrained:")
+_LOADER_PREFIXES = ("ismcts:", "pretrained:", "level:")
 
 
 def is_callable_spec(spec: str) -> bool:

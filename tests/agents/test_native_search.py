@@ -152,3 +152,15 @@ def test_the_leaf_model_is_fitted_on_the_same_games_in_the_core(variant, players
     cx, coff, cy = core._core.leaf_fit_rows(native._tables, FIT_SEED, 12, SAMPLE_RATE, np.random.default_rng(FIT_SEED))
     assert len(y) > 20
     assert np.array_equal(x, cx) and np.array_equal(off, coff) and np.array_equal(y, cy)
+
+
+def test_a_subclass_with_its_own_worlds_or_opponents_searches_in_python():
+    """world() and opponent_model() are the documented extension points: the core's loop cannot call them."""
+    class Sees(ISMCTSAgent):
+        def world(self, state, me, rng):
+            return state.clone(rng)
+
+    g = Game("classic", 2)
+    assert Sees(g, seed=0, iterations=4).core_game is None
+    with pytest.raises(SearchOptionError, match="overrides world"):
+        Sees(g, engine="core")

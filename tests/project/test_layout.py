@@ -30,7 +30,8 @@ TRAIN_ROOMS = (
 # under it the loader (``agents.load``: any agent from a spec), under that the agents, and under them their parts.
 # A module below never imports one above: the search is handed its prior already loaded, never reaching the loader.
 AGENT_ROOMS = (
-    ("base", "view", "leaf_value", "policy_file"),  # the protocol, the observation view, the leaf model, policy files
+    ("base", "view", "leaf_value", "policy_file",   # the protocol, the observation view, the leaf model, policy files,
+     "levels"),                                      # the levels' named specs
     ("rule_based", "search"),                       # the agents built on them
     ("loader",),                                    # agents.load: builds every agent from its spec
     ("__init__",),                                  # the package's public names, re-exported

@@ -21,6 +21,8 @@ from uno_env.observation import ObservationEncoder
 from uno_env.records import Recorder
 from uno_env.variants.registry import VARIANTS
 
+from agents.levels import LEVELS, is_level, level_of, rate_line
+
 from train.agent_specs import SPEC_FORMS, load_agent
 from train.app.play.demo import MAX_SEED, colour_text
 from train.arg_types import bounded_int
@@ -242,6 +244,9 @@ def play_session(rules: RuleSet, opponents: list[str], seat: int, seed: int, ter
     rec = Recorder(game, seed, [spec_of.get(q, "human") for q in range(n)], record_path) if record_path else None
     term.say(f"{rules.variant} UNO, {n} players; you are P{seat}. "
              + ", ".join(f"P{q}: {agents.display_name(spec_of[q])}" for q in others))
+    for spec in dict.fromkeys(specs):  # each level once, with its measured strength at this table
+        if is_level(spec):
+            term.say(rate_line(level_of(spec).name, rules.variant, n))
     if n == 2 and game.reverse_as_skip:
         term.say(REVERSE_AS_SKIP)
     while not state.is_over:
@@ -299,8 +304,11 @@ def add_parser(sub) -> None:
                        description="Play in the terminal against agents. At a decision, type an option's "
                                    "number, an action (play R7, draw, colour B), a card, help or quit.")
     add_rule_arguments(p, players=2, players_help="number of players, you included")
-    p.add_argument("--opponents", nargs="+", default=["heuristic"], metavar="SPEC",
-                   help=f"agent specs, one per opponent or one for all: {SPEC_FORMS}")
+    p.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
+                   help=f"agent specs, one per opponent or one for all (default: heuristic): {SPEC_FORMS}")
+    p.add_argument("--level", choices=list(LEVELS), default=None,
+                   help="every opponent at this strength (the spec level:<name>; shown with its measured win rate "
+                        "against heuristic); instead of --opponents")
     p.add_argument("--seat", type=bounded_int(0, MAX_SEAT), default=0, help="your seat, 0..players-1")
     p.add_argument("--seed", type=bounded_int(0, MAX_SEED), default=None,
                    help="seeds the deal and the agents, 0 to 2**63 - 1 (default: random)")
@@ -317,7 +325,10 @@ def run(args) -> int:
     if not 0 <= args.seat < rules.num_players:
         raise UsageError(f"--seat must be 0..{rules.num_players - 1} with {rules.num_players} players, "
                          f"got {args.seat}")
+    if args.level is not None and args.opponents is not None:
+        raise UsageError("--level and --opponents both choose the opponents: give one of them")
+    opponents = [f"level:{args.level}"] if args.level is not None else args.opponents or ["heuristic"]
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
     term = Terminal(sys.stdin, sys.stdout, colour=False if args.no_colour else None)
-    play_session(rules, args.opponents, args.seat, seed, term, args.record)
+    play_session(rules, opponents, args.seat, seed, term, args.record)
     return 0

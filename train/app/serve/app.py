@@ -37,6 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import agents
+from agents.levels import LEVELS, measured as measured_levels
 from uno_env import VARIANTS
 from uno_env.records import names_a_file
 
@@ -135,8 +136,12 @@ def build_app(folder: str | None = None, allowed_hosts: list[str] | None = None)
         return FileResponse(os.path.join(STATIC, "index.html"))
 
     async def config(request: Request) -> Response:
-        return JSON({"variants": schema, "agents": [*agents.BUILTIN, "ismcts:iterations=200",
-                                                    *(f"pretrained:{n}" for n in agents.pretrained_names())],
+        return JSON({"variants": schema,
+                     "agents": [*(f"level:{name}" for name in LEVELS), *agents.BUILTIN, "ismcts:iterations=200",
+                                *(f"pretrained:{n}" for n in agents.pretrained_names())],
+                     # each level's spec and its measured win rate against heuristic per table (agents/levels.py)
+                     "levels": {name: {"spec": level.spec, "about": level.about} for name, level in LEVELS.items()},
+                     "level_rates": measured_levels(),
                      "agent_forms": safe_agent_forms(folder), "records": list_records(folder),
                      "folder": folder is not None})
 

@@ -77,7 +77,8 @@ def safe_agent_forms(folder: str | None) -> str:
     shipped = ", ".join(agents.pretrained_names()) or "none shipped"
     files = f"a policy file under {folder} named by its path there" if folder else \
         "policy files only when the server is started with --folder DIR"
-    return f"{', '.join(agents.BUILTIN)}, ismcts[:key=value,...], pretrained (the game's variant), " \
+    return f"{', '.join(agents.BUILTIN)}, ismcts[:key=value,...], level:<easy|medium|hard|expert>, " \
+           "pretrained (the game's variant), " \
            f"pretrained:<name> ({shipped}), {files}"
 
 

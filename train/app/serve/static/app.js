@@ -102,14 +102,15 @@ function opponentChooser(i, spec) {
   // a drop-down of the agents the server offers, grouped; "other..." shows a field to type a custom spec
   const label = el("label", "opponent-box", `Opponent ${i + 1} `);
   const select = el("select", "opponent");
-  const groups = [["built-in agents", (s) => !s.includes(":")], ["search", (s) => s.startsWith("ismcts")],
+  const groups = [["by strength", (s) => s.startsWith("level:")], ["built-in agents", (s) => !s.includes(":")],
+                  ["search", (s) => s.startsWith("ismcts")],
                   ["trained policies", (s) => s.startsWith("pretrained")]];
   const listed = new Set();
   for (const [title, test] of groups) {
     const group = el("optgroup");
     group.label = title;
     for (const s of config.agents.filter((s) => test(s) && !listed.has(s))) {
-      group.append(new Option(s, s));
+      group.append(new Option(agentLabel(s), s));
       listed.add(s);
     }
     if (group.children.length) select.append(group);
@@ -130,6 +131,18 @@ function opponentChooser(i, spec) {
   });
   label.append(select, custom);
   return label;
+}
+
+function agentLabel(spec) {
+  // a level shows what it plays and its measured win rate against heuristic at the table being set up
+  if (!spec.startsWith("level:") || !config.levels) return spec;
+  const name = spec.slice("level:".length), level = config.levels[name];
+  if (!level) return spec;
+  const table = `${$("variant").value}-${Number($("players").value) || 2}p`;
+  const row = (config.level_rates[table] || {})[name];
+  const rate = row ? `wins ${Math.round(100 * row.win_rate)}% against heuristic here (${row.games} games)`
+                   : "not measured at this table";
+  return `${name}: ${level.about}; ${rate}`;
 }
 
 function opponentSpec(i) {
