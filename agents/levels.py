@@ -33,7 +33,7 @@ class Level:
 LEVELS: dict[str, Level] = {level.name: level for level in (
     Level("easy", "greedy", "plays its highest-scoring card"),
     Level("medium", "heuristic", "the strongest rule-based player"),
-    Level("hard", "ismcts:iterations=1000", "searches 1,000 sampled deals a decision"),
+    Level("hard", "ismcts:iterations=300", "searches 300 sampled deals a decision"),
     Level("expert", "ismcts:iterations=10000,time=0.9", "searches 10,000 sampled deals a decision"),
 )}
 

@@ -52,6 +52,8 @@ OPTIONS: dict[str, tuple[type, object, str]] = {
     "time": (float, 0.0, "seconds per decision, 0 = no time limit (then only iterations bound the search)"),
     "c": (float, 1.0, "UCB exploration constant, >= 0 (results are in [-1, 1])"),
     "rollout_depth": (int, 8, "decisions per rollout before the world is scored by the leaf model, >= 1"),
+    "tree_depth": (int, 0, "tree decisions per iteration at most, the rest played by the rollout policy (>= 0; 0: "
+                           "no limit)"),
     "leaf": (str, "fitted", "leaf model of a cut rollout: fitted (a win model fitted to rollout-policy games of "
                             "the same rules) or sizes (hand sizes only)"),
     "void_weight": (float, 1.0, "chance of a card of a colour an opponent drew on (and has not played since) in "
@@ -100,7 +102,7 @@ def parse_options(text: str) -> dict:
             if not parsed:
                 raise SearchOptionError(f"ismcts option {key}= is empty: {OPTIONS[key][2]}")
         elif (key in ("iterations", "rollout_depth") and parsed < 1) \
-                or (key in ("time", "c", "prior_weight") and parsed < 0) \
+                or (key in ("time", "c", "prior_weight", "tree_depth") and parsed < 0) \
                 or (key == "void_weight" and not 0 <= parsed <= 1) or not math.isfinite(parsed):
             raise SearchOptionError(f"ismcts option {key}={short_repr(value)} is out of range: {OPTIONS[key][2]}")
         out[key] = parsed
@@ -253,6 +255,7 @@ class ISMCTSAgent:
         rng = self.rng
         c = opts["c"]
         limit = opts["rollout_depth"]
+        tree_depth = opts["tree_depth"] or math.inf
         deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
         step, legal_of, rollout, obvious, leaf = g.step, g.legal_actions, self.rollout.choose, self.obvious, self.leaf
         world_of, model = self.world, self.opponent_model()
@@ -275,6 +278,8 @@ class ISMCTSAgent:
                 if model is not None and p != me:
                     step(world, model(world, acts, rng))
                     continue
+                if len(path) >= tree_depth:  # deep enough: the rollout policy plays on from here
+                    break
                 children = node.children
                 fresh = [a for a in acts if (p, a) not in children]
                 for a in acts:
@@ -333,7 +338,7 @@ class ISMCTSAgent:
         visits, done = core._core.ismcts_root_visits(
             self.core_game._tables, state._c, self.rng, opts["iterations"], opts["time"], opts["c"],
             opts["rollout_depth"], opts["void_weight"], opts["opponents"] == "rollout", self.leaf_weights, dense,
-            weight, first)
+            weight, first, opts["tree_depth"])
         self.last_iterations = done
         return {a: v for a, v in enumerate(visits.tolist()) if v}
 

@@ -66,7 +66,8 @@ def test_same_visits_as_the_reference_on_every_variant(variant, players, rule_op
 
 @pytest.mark.parametrize("options", [{"opponents": "rollout"}, {"leaf": "sizes"}, {"void_weight": 0.3},
                                      {"c": 0.4, "rollout_depth": 3}, {"prior": "guide", "prior_weight": 2.0},
-                                     {"prior": "guide", "prior_weight": 0.0}, {"void_weight": 0.0, "rollout_depth": 1}])
+                                     {"prior": "guide", "prior_weight": 0.0}, {"void_weight": 0.0, "rollout_depth": 1},
+                                     {"tree_depth": 1}, {"tree_depth": 3, "opponents": "rollout"}])
 @pytest.mark.parametrize("variant,players", [("classic", 2), ("flex", 4), ("flip", 3), ("attack", 2)])
 def test_same_visits_with_every_option(variant, players, options):
     g = Game(variant, players)
@@ -128,7 +129,8 @@ def test_the_binding_checks_what_it_is_handed():
     for bad, message in [({"iterations": 0}, "iterations"), ({"rollout_depth": 0}, "rollout_depth"),
                          ({"c": -1.0}, "finite"), ({"time": float("nan")}, "finite"), ({"void_weight": 2.0}, "void"),
                          ({"leaf_weights": [1.0] * 3}, "leaf_weights"), ({"prior": [0.5] * 3}, "prior"),
-                         ({"first": g.num_actions}, "first"), ({"first": -2}, "first")]:
+                         ({"first": g.num_actions}, "first"), ({"first": -2}, "first"),
+                         ({"tree_depth": -1}, "tree_depth")]:
         with pytest.raises(ValueError, match=message):
             core._core.ismcts_root_visits(tables, s._c, rng, **{**good, **bad})
     other = Game("classic", 3)

@@ -273,7 +273,7 @@ struct Node {
 };
 
 struct Options {
-    int iterations = 300, rollout_depth = 8, first = -1;
+    int iterations = 300, rollout_depth = 8, first = -1, tree_depth = 0;
     double time = 0.0, c = 1.0, void_weight = 1.0, prior_weight = 3.0;
     bool opponents_rollout = false;
     std::vector<double> prior;  // per action (the root's legal ones), empty without a guide
@@ -325,6 +325,7 @@ int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Option
                 step(g, world, rollout.choose(world, acts, rng));
                 continue;
             }
+            if (opts.tree_depth > 0 && static_cast<int>(path.size()) >= opts.tree_depth) break;  // the rollout plays on
             fresh.clear();
             for (int a : acts) {
                 int child = find_child(nodes[node], p * num_actions + a);
@@ -402,7 +403,7 @@ void bind_search(py::module_ &m) {
         "ismcts_root_visits",
         [](const Rules &g, const CoreState &source, py::object generator, int iterations, double time, double c,
            int rollout_depth, double void_weight, bool opponents_rollout, std::vector<double> leaf_weights,
-           std::vector<double> prior, double prior_weight, int first) {
+           std::vector<double> prior, double prior_weight, int first, int tree_depth) {
             check_state(g, source.s);
             if (iterations < 1) throw std::invalid_argument("ismcts_root_visits: iterations must be >= 1");
             if (rollout_depth < 1) throw std::invalid_argument("ismcts_root_visits: rollout_depth must be >= 1");
@@ -417,11 +418,13 @@ void bind_search(py::module_ &m) {
                 throw std::invalid_argument("ismcts_root_visits: prior holds one probability per action (or none)");
             if (first < -1 || first >= g.num_actions)
                 throw std::invalid_argument("ismcts_root_visits: first is an action id or -1");
+            if (tree_depth < 0) throw std::invalid_argument("ismcts_root_visits: tree_depth must be >= 0");
             if (source.s.is_over) throw std::invalid_argument("ismcts_root_visits: the game is over");
             Options opts;
             opts.iterations = iterations, opts.time = time, opts.c = c, opts.rollout_depth = rollout_depth;
             opts.void_weight = void_weight, opts.opponents_rollout = opponents_rollout;
             opts.prior = std::move(prior), opts.prior_weight = prior_weight, opts.first = first;
+            opts.tree_depth = tree_depth;
             KindIndex kinds(g);
             LeafModel leaf{kinds, std::move(leaf_weights), {}};
             std::vector<long long> visits;
@@ -432,7 +435,7 @@ void bind_search(py::module_ &m) {
         },
         py::arg("rules"), py::arg("source"), py::arg("generator"), py::arg("iterations"), py::arg("time"),
         py::arg("c"), py::arg("rollout_depth"), py::arg("void_weight"), py::arg("opponents_rollout"),
-        py::arg("leaf_weights"), py::arg("prior"), py::arg("prior_weight"), py::arg("first"),
+        py::arg("leaf_weights"), py::arg("prior"), py::arg("prior_weight"), py::arg("first"), py::arg("tree_depth") = 0,
         "agents/search.py's ISMCTSAgent.root_visits in the core: (the visits of each of the deciding seat's "
         "actions at the root, the iterations run), drawing from `generator` as the Python search does.");
     m.def(

@@ -2,6 +2,7 @@
 
     .venv/bin/python docs/results/tools/levels.py [games, default 400] [variant-Np ...]
     LEVELS=hard,expert .venv/bin/python docs/results/tools/levels.py ...    # only these levels
+    .venv/bin/python docs/results/tools/levels.py table                     # the measured table, as markdown
 
 For every table (each variant at 2 and 4 players, or the ones named) and every level of ``agents/levels.py``,
 a seat-rotated tournament of the level against ``heuristic`` in every other seat (``run_tournament``, what
@@ -33,7 +34,26 @@ SEED = 900_000
 TABLES = [f"{variant}-{players}p" for variant in VARIANTS for players in (2, 4)]
 
 
+def markdown() -> str:
+    """The measured win rates as the table of docs/agents.md: a row per table, a column per level."""
+    with open(MEASURED, encoding="utf-8") as fh:
+        tables = json.load(fh)["tables"]
+    lines = ["| table | " + " | ".join(f"{name} (`{level.spec}`)" for name, level in LEVELS.items()) + " |",
+             "|---|" + "---|" * len(LEVELS)]
+    for table in TABLES:
+        cells = []
+        for name in LEVELS:
+            row = tables.get(table, {}).get(name)
+            cells.append("not measured" if row is None else
+                         f"{row['win_rate']:.1%} ({row['low']:.1%}-{row['high']:.1%}, {row['games']:,})")
+        lines.append(f"| {table} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["table"]:
+        print(markdown())
+        return
     games = int(argv[0]) if argv else 400
     tables = argv[1:] or TABLES
     out = {"about": "win rate of each level against heuristic (seat-rotated, held-out deals); "
