@@ -6,9 +6,9 @@ training config names it: a built-in (``ppo``, the native PPO; ``sb3``, SB3's Ma
 counts, rule options), the decision budget, the seed, the league of opponents, its own settings
 (the config's ``settings:`` mapping) and a reporting hook; it returns the trained policy, as a
 ``agents.policy_file.PolicyFile`` or the path of one it saved. The sample-budget protocol
-(``uno-env benchmark --train``) and ``uno-env exploit`` run every algorithm through ``run_algorithm``;
-``uno-env train`` does so for all but the two PPO paths, which it runs directly (for their own summary,
-checkpoints, ``--resume`` and ``--ray``).
+(``uno-env benchmark --train``), ``uno-env exploit`` and ``uno-env train`` (``--resume`` and ``--ray`` included)
+run every algorithm, the built-ins and plug-ins alike, through ``train_algorithm``, which returns one record
+(``Trained``); a trainer may add to the end-of-run summary ``uno-env train`` prints (``run.summary``).
 
 The counting rule, the same for every algorithm: **a decision counts against the budget when the
 learner made it in a game it trains on** (every seat the learner holds, out-of-turn decisions such as
@@ -42,7 +42,9 @@ keeps an interrupted seed's directory and resumes it; other trainers' interrupte
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -55,6 +57,7 @@ from train import registry, resumable
 from train.agent_specs import load_agent
 from train.config import ConfigError, TrainConfig
 from train.counting import CountedGames, Tally, audit
+from train.progress import DEFAULT_INTERVAL
 
 Report = Callable[[int, Callable[[], PolicyFile]], None]
 """``report(decisions, export)``: the decisions learned from so far, and a function returning the current policy."""
@@ -91,6 +94,17 @@ class TrainingRun:
     resume: bool = False
     """Continue the interrupted run whose checkpoint ``run_dir`` holds, if any (a trainer whose callable has
     ``resumable = True`` writes such checkpoints; the protocol then keeps an interrupted seed's directory)."""
+    resume_from: str | None = None
+    """What ``uno-env train --resume`` named, when resuming: ``run_dir``, its ``checkpoints/`` or one checkpoint
+    file in it (SB3's ``step_<N>.zip``), for a trainer that keeps several; None: ``run_dir``'s latest."""
+    progress_interval: float = DEFAULT_INTERVAL
+    """Seconds between progress lines when the output is not a terminal (``--progress-interval``)."""
+    ray_address: str | None = None
+    """The Ray cluster to run on (``uno-env train --ray``; only for an algorithm the registry runs on Ray)."""
+    summary: dict = field(default_factory=dict, compare=False, repr=False)
+    """What the trainer adds to the end-of-run summary ``uno-env train`` prints (optional): ``evaluation``
+    (its final evaluation; else the command evaluates the policy), ``checkpoint`` (the file ``--resume`` reads),
+    ``timesteps``, ``trained_timesteps``, ``planned_timesteps``, ``seconds``."""
     tally: Tally = field(default_factory=Tally, compare=False, repr=False)
     """The learner decisions its games counted (``games``; a trainer's worker processes send theirs here)."""
 
@@ -132,13 +146,14 @@ def resolve_trainer(algo: str) -> Callable[[TrainingRun], PolicyFile | str]:
 
 
 def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
-                 resume: bool = False) -> TrainingRun:
-    """The ``TrainingRun`` a training config describes (its budget is ``total_timesteps``)."""
+                 resume: bool = False, **options) -> TrainingRun:
+    """The ``TrainingRun`` a training config describes (its budget is ``total_timesteps``); ``options``: the
+    run's other fields (``resume_from``, ``progress_interval``, ``ray_address``)."""
     return TrainingRun(variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
                        table_sizes=tuple(cfg.player_counts), budget=cfg.total_timesteps, seed=cfg.seed,
                        league=dict(cfg.opponents), run_dir=run_dir, settings=dict(cfg.settings),
                        config=cfg.to_dict(), report=report or (lambda decisions, export: None), progress=progress,
-                       resume=resume)
+                       resume=resume, **options)
 
 
 def is_resumable(algo: str) -> bool:
@@ -148,45 +163,81 @@ def is_resumable(algo: str) -> bool:
 
 @dataclass(frozen=True)
 class Trained:
-    """What a run through the contract gave: its policy, its last report and its games' count."""
+    """What a run through the contract gave, for every algorithm alike: its policy, its last report, its games'
+    count, its time, and what its trainer added to the summary (``TrainingRun.summary``)."""
 
-    path: str
-    """The policy file (without extension)."""
+    path: str | None
+    """The policy file (without extension); None in an ``Interrupted``'s record, the trainer saved none."""
     reported: int
     """The decisions of its last report."""
     counted: tuple[int, int] | None
     """Its games' count of learner decisions, ``(taken, finished)`` (``train/counting.py``), or None: it stepped
     no games of its run, so nothing checked its reports."""
+    seconds: float = 0.0
+    """Wall-clock seconds the trainer ran (this sitting)."""
+    summary: dict = field(default_factory=dict, compare=False)
+    """What the trainer added to the end-of-run summary (``TrainingRun.summary``)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run through the contract; ``trained``: its record so far (``path``: the policy the trainer
+    saved on its way out, if any). A ``KeyboardInterrupt``: a caller that only stops still does."""
+
+    def __init__(self, trained: Trained):
+        super().__init__()
+        self.trained = trained
 
 
 def run_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
-                  resume: bool = False) -> str:
+                  resume: bool = False, **options) -> str:
     """Train ``cfg.algo`` through the contract; the path (without extension) of the policy it returned."""
-    return train_algorithm(cfg, run_dir, report, progress, resume).path
+    return train_algorithm(cfg, run_dir, report, progress, resume, **options).path
 
 
 def train_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None, progress: bool = False,
-                    resume: bool = False) -> Trained:
-    """Train ``cfg.algo`` through the contract, its reports checked against its games' count (``Trained``)."""
-    trainer = registry.lookup(cfg.algo).load()
-    os.makedirs(run_dir, exist_ok=True)
+                    resume: bool = False, **options) -> Trained:
+    """Train ``cfg.algo`` through the contract, its reports checked against its games' count (``Trained``).
+
+    ``options``: the run's ``resume_from``, ``progress_interval`` and ``ray_address`` (``TrainingRun``)."""
+    algorithm = registry.lookup(cfg.algo)
+    if options.get("ray_address") is not None and not algorithm.ray:
+        raise ConfigError(f"algo {cfg.algo!r} does not run on Ray (the algorithms that do: "
+                          f"{', '.join(registry.on_ray())})")
+    trainer = algorithm.load()
+    made = _make_dirs(run_dir)
     reports: list[tuple[int, int, int]] = []
     tally = Tally()
-    start = resumable.checkpoint_decisions(run_dir) if resume and resumable.exists(run_dir) else None
-    if start is not None:  # the checkpoint's count: what the sittings before this one trained
-        tally.base = (start, start)
+    if resume and algorithm.resumable and resumable.exists(run_dir):
+        # the checkpoint's count: what the sittings before this one trained (a trainer with checkpoints of its
+        # own, the PPO paths, sets the base itself from the step its checkpoint resumes at)
+        start = resumable.checkpoint_decisions(run_dir)
+        if start is not None:
+            tally.base = (start, start)
 
     def counted(decisions: int, export: Callable[[], PolicyFile]) -> None:
         reports.append((int(decisions), *tally.counts()))
         # checked before the hook saves anything: a point is never saved from a run that misreports
-        problem = audit(cfg.algo, cfg.total_timesteps, reports, start or 0) if tally.used else None
+        problem = audit(cfg.algo, cfg.total_timesteps, reports, tally.base[0]) if tally.used else None
         if problem:
             raise ConfigError(problem)
         if report is not None:
             report(decisions, export)
 
-    run = training_run(cfg, run_dir, counted, progress, resume)
-    result = trainer(replace(run, tally=tally))
+    run = replace(training_run(cfg, run_dir, counted, progress, resume, **options), tally=tally)
+    began = time.perf_counter()
+    try:
+        result = trainer(run)
+    except Exception:
+        for folder in made:  # a trainer refused before writing anything (torch missing, a bad --resume) leaves none
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)  # only an empty one
+        raise
+    except KeyboardInterrupt:
+        saved = os.path.join(run_dir, "policy")
+        raise Interrupted(Trained(saved if os.path.exists(saved + ".json") else None,
+                                  reports[-1][0] if reports else 0, tally.counts() if tally.used else None,
+                                  time.perf_counter() - began, dict(run.summary))) from None
+    seconds = time.perf_counter() - began
     path = None
     if isinstance(result, (str, os.PathLike)):
         from agents.policy_file import strip_extension
@@ -202,7 +253,7 @@ def train_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None
                           "run.report(decisions, export) after every pass of its loop and once at the end "
                           "(docs/plug-ins.md)")
     end = tally.counts()
-    problem = audit(cfg.algo, cfg.total_timesteps, reports, start or 0, end) if tally.used else None
+    problem = audit(cfg.algo, cfg.total_timesteps, reports, tally.base[0], end) if tally.used else None
     if problem:
         raise ConfigError(problem)
     if path is None:
@@ -210,7 +261,17 @@ def train_algorithm(cfg: TrainConfig, run_dir: str, report: Report | None = None
 
         path = os.path.join(run_dir, "policy")
         atomic.save_policy(result, path)
-    return Trained(path, reports[-1][0], end if tally.used else None)
+    return Trained(path, reports[-1][0], end if tally.used else None, seconds, dict(run.summary))
+
+
+def _make_dirs(run_dir: str) -> list[str]:
+    """Make ``run_dir`` and the folders above it that are missing; those it made, deepest first."""
+    made, folder = [], os.path.abspath(run_dir)
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        made.append(folder)
+        folder = os.path.dirname(folder)
+    os.makedirs(run_dir, exist_ok=True)
+    return made
 
 
 def check_same_seed(cfg: TrainConfig, folder: str) -> Trained:

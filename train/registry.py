@@ -7,11 +7,13 @@
   other algorithms read too. A part's ``exclusive`` settings are refused under an algo that reads none of
   them (``users``). A plug-in has none: its ``settings:`` mapping is handed to it as it is.
 - ``entry``: its contract entry ``train(run)``, as ``module:callable`` (``load`` imports it).
-- ``resumable``: the entry continues an interrupted run from its own checkpoint (the protocol then keeps
-  an interrupted seed's directory). A plug-in says so with ``resumable = True`` on its callable.
-- ``ray``: ``uno-env train --ray`` runs it on Ray.
-- ``own_door``: the trainer ``uno-env train`` runs directly instead of the entry, for its own summary,
-  checkpoints and ``--resume`` (the two PPO paths, for now); ``None``: the contract alone.
+- ``resumable``: the entry continues an interrupted run exactly from its ``train/resumable.py`` checkpoint
+  (the protocol then keeps an interrupted seed's directory). A plug-in says so with ``resumable = True``.
+- ``own_checkpoints``: the entry keeps checkpoints of its own format and checks ``--resume`` itself (the
+  two PPO paths): ``uno-env train --resume`` continues it, not exactly, so the protocol starts it over.
+- ``ray``: ``uno-env train --ray`` runs it on Ray (the entry gets the address as ``run.ray_address``).
+
+Every algorithm, these flags aside, runs the same way: ``train/algorithm.py``'s ``train_algorithm``.
 
 Adding an algorithm: its settings dataclass as one more base of ``TrainConfig``, and its record here.
 
@@ -47,12 +49,12 @@ class Algorithm:
     shares: tuple[type, ...] = ()
     """Parts of ``TrainConfig`` it reads besides its own, which other algorithms read too."""
     resumable: bool = False
-    """Its entry resumes an interrupted run from the checkpoint it wrote into ``run_dir``."""
+    """Its entry resumes an interrupted run exactly from the checkpoint it wrote into ``run_dir``
+    (``train/resumable.py``'s ``learner.json``)."""
+    own_checkpoints: bool = False
+    """Its entry keeps checkpoints of its own and checks ``run.resume_from`` and the run directory itself."""
     ray: bool = False
     """``uno-env train --ray`` runs it (its collectors as Ray actors)."""
-    own_door: str | None = None
-    """``module:callable`` of the trainer ``uno-env train`` runs directly: ``train(cfg, resume=, progress=,
-    progress_interval=[, ray_address=])`` returning its summary; None: ``uno-env train`` runs the entry."""
     trainer: Callable | None = field(default=None, compare=False, repr=False)
     """A plug-in's callable, imported when its record was made (a built-in's is imported by ``load``)."""
 
@@ -69,16 +71,17 @@ class Algorithm:
         """The contract entry ``train(run)``."""
         return self.trainer if self.trainer is not None else _import(self.entry)
 
-    def load_own_door(self) -> Callable | None:
-        """The trainer ``uno-env train`` runs directly (``own_door``), or None."""
-        return _import(self.own_door) if self.own_door else None
+    @property
+    def continues(self) -> bool:
+        """Whether ``uno-env train --resume`` continues an interrupted run of it."""
+        return self.resumable or self.own_checkpoints
 
 
 #: The built-in algorithms by ``algo`` name (this order is the one error messages list them in).
 BUILTIN: dict[str, Algorithm] = {a.name: a for a in (
-    Algorithm("ppo", "train.ppo.algorithm:train", NativePpoSettings, (PpoLossSettings,), ray=True,
-              own_door="train.ppo.trainer:train"),
-    Algorithm("sb3", "train.sb3.algorithm:train", Sb3Settings, (PpoLossSettings,), own_door="train.sb3.trainer:train"),
+    Algorithm("ppo", "train.ppo.algorithm:train", NativePpoSettings, (PpoLossSettings,), own_checkpoints=True,
+              ray=True),
+    Algorithm("sb3", "train.sb3.algorithm:train", Sb3Settings, (PpoLossSettings,), own_checkpoints=True),
     Algorithm("dqn", "train.dqn.algorithm:train", DqnSettings, (ValueLearnerSettings,), resumable=True),
     # NFSP's best response is the DQN: it reads DqnSettings too
     Algorithm("nfsp", "train.nfsp.algorithm:train", NfspSettings, (DqnSettings, ValueLearnerSettings), resumable=True),
@@ -104,12 +107,6 @@ def users(part: type) -> list[str]:
 def on_ray() -> list[str]:
     """The algorithms ``--ray`` runs."""
     return [a.name for a in BUILTIN.values() if a.ray]
-
-
-def own_door(algo: str) -> Callable | None:
-    """The trainer ``uno-env train`` runs directly for ``algo`` (a built-in's own door), or None (no plug-in has one)."""
-    builtin = BUILTIN.get(algo)
-    return builtin.load_own_door() if builtin is not None else None
 
 
 def lookup(algo: str) -> Algorithm:
