@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from train.algorithm import TrainingRun
+from train.contract import TrainingRun
 
 
 def train(run: TrainingRun) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from train.algorithm import Report, TrainingRun
+from train.contract import Report, TrainingRun
 from train.config import TrainConfig
 from train.errors import UsageError
 
