@@ -6,6 +6,7 @@ given and returns, is ``train/contract.py`` (its types are re-exported here, whe
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import time
 from dataclasses import replace
@@ -14,7 +15,7 @@ from typing import Callable
 from agents.policy_file import PolicyFile
 
 from train import registry, resumable
-from train.config import ConfigError, TrainConfig
+from train.config import ConfigError, TrainConfig, run_name_problem
 from train.contract import Interrupted, Report, Trained, TrainingRun
 from train.counting import Tally, audit
 
@@ -31,11 +32,21 @@ def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, p
                  resume: bool = False, **options) -> TrainingRun:
     """The ``TrainingRun`` a training config describes (its budget is ``total_timesteps``); ``options``: the
     run's other fields (``resume_from``, ``progress_interval``, ``ray_address``)."""
-    return TrainingRun(variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
+    return TrainingRun(validated=_writing_into(cfg, run_dir), variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
                        table_sizes=tuple(cfg.player_counts), budget=cfg.total_timesteps, seed=cfg.seed,
                        league=dict(cfg.opponents), run_dir=run_dir, settings=dict(cfg.settings),
                        config=cfg.to_dict(), report=report or (lambda decisions, export: None), progress=progress,
                        resume=resume, **options)
+
+
+def _writing_into(cfg: TrainConfig, run_dir: str) -> TrainConfig | None:
+    """A copy of the validated ``cfg`` writing into ``run_dir`` (its out_dir and run_name changed, nothing that a
+    check reads but the name), or None when ``run_dir``'s name is no run name (``as_config`` then says why)."""
+    folder = os.path.normpath(run_dir)
+    if run_name_problem(os.path.basename(folder)):
+        return None
+    # a copy: a trainer that changes its config changes neither the caller's nor a second run's
+    return replace(copy.deepcopy(cfg), out_dir=os.path.dirname(folder) or ".", run_name=os.path.basename(folder))
 
 
 def is_resumable(algo: str) -> bool:

@@ -103,6 +103,9 @@ class TrainingRun:
     """What the trainer adds to the end-of-run summary ``uno-env train`` prints (optional): ``evaluation``
     (its final evaluation; else the command evaluates the policy), ``checkpoint`` (the file ``--resume`` reads),
     ``timesteps``, ``trained_timesteps``, ``planned_timesteps``, ``seconds``."""
+    validated: TrainConfig | None = field(default=None, compare=False, repr=False)
+    """The config the run was made from (``train.algorithm.training_run``), already validated, writing into
+    ``run_dir``: what ``as_config`` hands a built-in, so the config is validated once."""
     tally: Tally = field(default_factory=Tally, compare=False, repr=False)
     """The learner decisions its games counted (``games``; a trainer's worker processes send theirs here)."""
 
@@ -128,7 +131,14 @@ class TrainingRun:
         return Game(self.rules(num_players))
 
     def as_config(self) -> TrainConfig:
-        """The training config with this run's budget, seed and league, writing into ``run_dir`` (the built-ins')."""
+        """The training config with this run's budget, seed and league, writing into ``run_dir`` (the built-ins').
+
+        The config the run was made from, validated once when it was read (``validated``); a run changed since
+        (``dataclasses.replace``) gets its config rebuilt from ``config`` and checked again."""
+        cfg = self.validated
+        if cfg is not None and (cfg.total_timesteps, cfg.seed, cfg.opponents) == (self.budget, self.seed, self.league) \
+                and os.path.normpath(os.path.join(cfg.out_dir, cfg.name)) == os.path.normpath(self.run_dir):
+            return cfg
         return TrainConfig.from_dict({**self.config, "total_timesteps": self.budget, "seed": self.seed,
                                       "opponents": dict(self.league), "out_dir": os.path.dirname(self.run_dir) or ".",
                                       "run_name": os.path.basename(self.run_dir)})

@@ -102,3 +102,19 @@ def test_ray_reaches_the_native_ppo_through_the_run(tmp_path, monkeypatch, capsy
     cfg = TrainConfig.from_yaml(_config(tmp_path, "dqn"))
     with pytest.raises(ConfigError, match="does not run on Ray"):
         train_algorithm(cfg, str(tmp_path / "r"), ray_address="local")
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dqn"])
+def test_a_built_in_gets_the_validated_config_without_validating_it_again(algo, tmp_path, monkeypatch):
+    from train.algorithm import train_algorithm
+    from train.config import TrainConfig
+
+    cfg = TrainConfig.from_yaml(_config(tmp_path, algo))
+    validated = []
+    real = TrainConfig.validate
+    monkeypatch.setattr(TrainConfig, "validate", lambda self: (validated.append(self.algo), real(self))[1])
+    trained = train_algorithm(cfg, str(tmp_path / "elsewhere" / "run"))
+    assert validated == []  # it was: TrainConfig -> dict -> TrainingRun -> TrainConfig, validated again
+    # the copy it got writes into the run's directory and leaves the caller's config as it was
+    assert trained.path == str(tmp_path / "elsewhere" / "run" / "policy")
+    assert cfg.run_name == algo and cfg.out_dir == str(tmp_path / "runs")
