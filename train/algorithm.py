@@ -32,11 +32,11 @@ def training_run(cfg: TrainConfig, run_dir: str, report: Report | None = None, p
                  resume: bool = False, **options) -> TrainingRun:
     """The ``TrainingRun`` a training config describes (its budget is ``total_timesteps``); ``options``: the
     run's other fields (``resume_from``, ``progress_interval``, ``ray_address``)."""
-    return TrainingRun(validated=_writing_into(cfg, run_dir), variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
+    return TrainingRun(variant=cfg.variant, num_players=cfg.num_players, rule_options=dict(cfg.rule_options),
                        table_sizes=tuple(cfg.player_counts), budget=cfg.total_timesteps, seed=cfg.seed,
                        league=dict(cfg.opponents), run_dir=run_dir, settings=dict(cfg.settings),
                        config=cfg.to_dict(), report=report or (lambda decisions, export: None), progress=progress,
-                       resume=resume, **options)
+                       resume=resume, validated=_writing_into(cfg, run_dir), **options)
 
 
 def _writing_into(cfg: TrainConfig, run_dir: str) -> TrainConfig | None:
