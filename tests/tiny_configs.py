@@ -45,19 +45,19 @@ def config_in(tmp_path, base: dict, **kw) -> TrainConfig:
 def cut_at(run_algorithm, decisions: int, error: type[BaseException]):
     """``run_algorithm`` (train.algorithm's signature) stopped by ``error`` once a run reports ``decisions``:
     a run killed or Ctrl-C'd part-way, after the checkpoints written before that count."""
-    def cut(cfg, run_dir, report=None, progress=False, resume=False):
+    def cut(cfg, run_dir, report=None, progress=False, resume=False, **options):
         def hook(reached, export):
             report(reached, export)
             if reached >= decisions:
                 raise error
-        return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume)
+        return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume, **options)
     return cut
 
 
 def spied(run_algorithm, calls: list):
     """``run_algorithm`` appending, for each call, ``{"resume": flag, "first": the first count it reports}`` to
     ``calls``: whether a command asked to resume, and whether the run started past zero."""
-    def spy(cfg, run_dir, report=None, progress=False, resume=False):
+    def spy(cfg, run_dir, report=None, progress=False, resume=False, **options):
         call = {"resume": resume, "first": None}
         calls.append(call)
 
@@ -66,5 +66,5 @@ def spied(run_algorithm, calls: list):
                 call["first"] = reached
             if report is not None:
                 report(reached, export)
-        return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume)
+        return run_algorithm(cfg, run_dir, report=hook, progress=progress, resume=resume, **options)
     return spy

@@ -6,28 +6,36 @@
 - ``settings``: its own part of ``TrainConfig`` (``train/config.py``); ``shares``: the parts it reads that
   other algorithms read too. A part's ``exclusive`` settings are refused under an algo that reads none of
   them (``users``). A plug-in has none: its ``settings:`` mapping is handed to it as it is.
-- ``entry``: its contract entry ``train(run)``, as ``module:callable`` (``load`` imports it).
-- ``resumable``: the entry continues an interrupted run from its own checkpoint (the protocol then keeps
-  an interrupted seed's directory). A plug-in says so with ``resumable = True`` on its callable.
-- ``ray``: ``uno-env train --ray`` runs it on Ray.
-- ``own_door``: the trainer ``uno-env train`` runs directly instead of the entry, for its own summary,
-  checkpoints and ``--resume`` (the two PPO paths, for now); ``None``: the contract alone.
+- ``entry``: its contract entry ``train(run)`` (``train/<algo>/algorithm.py``), imported plainly below.
+- ``resumable``: the entry continues an interrupted run exactly from its ``train/resumable.py`` checkpoint
+  (the protocol then keeps an interrupted seed's directory). A plug-in says so with ``resumable = True``.
+- ``own_checkpoints``: the entry keeps checkpoints of its own format and checks ``--resume`` itself (the
+  two PPO paths): ``uno-env train --resume`` continues it, not exactly, so the protocol starts it over.
+- ``ray``: ``uno-env train --ray`` runs it on Ray (the entry gets the address as ``run.ray_address``).
+
+Every algorithm, these flags aside, runs the same way: ``train/algorithm.py``'s ``train_algorithm``.
 
 Adding an algorithm: its settings dataclass as one more base of ``TrainConfig``, and its record here.
 
-The built-ins' modules are named as strings, imported when used: this module sits with ``config.py`` at
-the top of ``train/``, which imports no algorithm's room (``tests/project/test_layout.py``), and torch
-stays unimported until a trainer runs. Each target is a module path a reader can open.
+The entries are imported plainly, so a reader (or a tool) follows ``algo: dqn`` from here to
+``train/dqn/algorithm.py``: the one import from the top of ``train/`` into the algorithms' rooms
+(``tests/project/test_layout.py`` names it). An entry module imports only the contract's types
+(``train/contract.py``) at its top and its trainer, and so torch, inside its function: importing the
+registry loads no trainer, and ``uno-env --help`` no torch.
 """
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from train.config import (DmcSettings, DqnSettings, NativePpoSettings, NfspSettings, PpoLossSettings, Sb3Settings,
                           ValueLearnerSettings)
 from train.config_model import ConfigError
+from train.dmc.algorithm import train as dmc
+from train.dqn.algorithm import train as dqn
+from train.nfsp.algorithm import train as nfsp
+from train.ppo.algorithm import train as ppo
+from train.sb3.algorithm import train as sb3
 
 #: How ``algo``'s plug-in form is named in error messages.
 TRAINER_FORM = ("module:callable (a Python callable train(run) that returns the trained PolicyFile or the path of "
@@ -40,21 +48,19 @@ class Algorithm:
 
     name: str
     """The ``algo`` value: a built-in name, or a plug-in's ``module:callable``."""
-    entry: str
-    """``module:callable`` of its contract entry ``train(run) -> PolicyFile | path``."""
+    entry: Callable
+    """Its contract entry ``train(run) -> PolicyFile | path`` (a plug-in's: the callable its name imports)."""
     settings: type | None = None
     """Its own part of ``TrainConfig`` (None: a plug-in, whose hyperparameters are its ``settings:`` mapping)."""
     shares: tuple[type, ...] = ()
     """Parts of ``TrainConfig`` it reads besides its own, which other algorithms read too."""
     resumable: bool = False
-    """Its entry resumes an interrupted run from the checkpoint it wrote into ``run_dir``."""
+    """Its entry resumes an interrupted run exactly from the checkpoint it wrote into ``run_dir``
+    (``train/resumable.py``'s ``learner.json``)."""
+    own_checkpoints: bool = False
+    """Its entry keeps checkpoints of its own and checks ``run.resume_from`` and the run directory itself."""
     ray: bool = False
     """``uno-env train --ray`` runs it (its collectors as Ray actors)."""
-    own_door: str | None = None
-    """``module:callable`` of the trainer ``uno-env train`` runs directly: ``train(cfg, resume=, progress=,
-    progress_interval=[, ray_address=])`` returning its summary; None: ``uno-env train`` runs the entry."""
-    trainer: Callable | None = field(default=None, compare=False, repr=False)
-    """A plug-in's callable, imported when its record was made (a built-in's is imported by ``load``)."""
 
     @property
     def parts(self) -> tuple[type, ...]:
@@ -67,28 +73,23 @@ class Algorithm:
 
     def load(self) -> Callable:
         """The contract entry ``train(run)``."""
-        return self.trainer if self.trainer is not None else _import(self.entry)
+        return self.entry
 
-    def load_own_door(self) -> Callable | None:
-        """The trainer ``uno-env train`` runs directly (``own_door``), or None."""
-        return _import(self.own_door) if self.own_door else None
+    @property
+    def continues(self) -> bool:
+        """Whether ``uno-env train --resume`` continues an interrupted run of it."""
+        return self.resumable or self.own_checkpoints
 
 
 #: The built-in algorithms by ``algo`` name (this order is the one error messages list them in).
 BUILTIN: dict[str, Algorithm] = {a.name: a for a in (
-    Algorithm("ppo", "train.ppo.algorithm:train", NativePpoSettings, (PpoLossSettings,), ray=True,
-              own_door="train.ppo.trainer:train"),
-    Algorithm("sb3", "train.sb3.algorithm:train", Sb3Settings, (PpoLossSettings,), own_door="train.sb3.trainer:train"),
-    Algorithm("dqn", "train.dqn.algorithm:train", DqnSettings, (ValueLearnerSettings,), resumable=True),
+    Algorithm("ppo", ppo, NativePpoSettings, (PpoLossSettings,), own_checkpoints=True, ray=True),
+    Algorithm("sb3", sb3, Sb3Settings, (PpoLossSettings,), own_checkpoints=True),
+    Algorithm("dqn", dqn, DqnSettings, (ValueLearnerSettings,), resumable=True),
     # NFSP's best response is the DQN: it reads DqnSettings too
-    Algorithm("nfsp", "train.nfsp.algorithm:train", NfspSettings, (DqnSettings, ValueLearnerSettings), resumable=True),
-    Algorithm("dmc", "train.dmc.algorithm:train", DmcSettings, (ValueLearnerSettings,), resumable=True),
+    Algorithm("nfsp", nfsp, NfspSettings, (DqnSettings, ValueLearnerSettings), resumable=True),
+    Algorithm("dmc", dmc, DmcSettings, (ValueLearnerSettings,), resumable=True),
 )}
-
-
-def _import(target: str) -> Callable:
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def names() -> list[str]:
@@ -104,12 +105,6 @@ def users(part: type) -> list[str]:
 def on_ray() -> list[str]:
     """The algorithms ``--ray`` runs."""
     return [a.name for a in BUILTIN.values() if a.ray]
-
-
-def own_door(algo: str) -> Callable | None:
-    """The trainer ``uno-env train`` runs directly for ``algo`` (a built-in's own door), or None (no plug-in has one)."""
-    builtin = BUILTIN.get(algo)
-    return builtin.load_own_door() if builtin is not None else None
 
 
 def lookup(algo: str) -> Algorithm:
@@ -135,4 +130,4 @@ def plug_in(target: str) -> Algorithm:
                                    path_hint="; the config's own folder is not searched")
     except AgentSpecError as exc:
         raise ConfigError(str(exc)) from None
-    return Algorithm(target, target, resumable=getattr(trainer, "resumable", False) is True, trainer=trainer)
+    return Algorithm(target, trainer, resumable=getattr(trainer, "resumable", False) is True)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import ast
 import os
 import pathlib
+import re
+import subprocess
+import sys
 
 import pytest
 from paths import ROOT  # tests/paths.py
@@ -25,6 +28,19 @@ TRAIN_ROOMS = (
     ("benchmark",),                 # the suite, the protocol, throughput benches: they run the trainers
     ("app",),                       # the command line, training command, web server, terminal play, replay
 )
+
+# The one named exception to the rooms' order: the registry (``train/registry.py``, at the top of ``train/`` with the
+# config it names the parts of) imports each built-in algorithm's entry module, ``train/<algo>/algorithm.py``, so a
+# reader follows ``algo: dqn`` from the registry to its trainer. It stays harmless while an entry module imports
+# nothing but modules at the top of ``train/`` (the contract's types) at its top level, its trainer only inside its
+# function (``test_the_registry_reaches_the_algorithms_only_through_their_entry_modules``): no cycle, no torch.
+ENTRY_MODULES = re.compile(r"train\.(\w+)\.algorithm")
+
+
+def _allowed_exception(module: str, target: str) -> bool:
+    """Whether ``module`` importing ``target`` is the registry importing an algorithm's entry module."""
+    return module == "train.registry" and ENTRY_MODULES.fullmatch(target) is not None
+
 
 # Inside ``agents``, the same by room: the package's ``__init__`` only gathers the public names and sits on top,
 # under it the loader (``agents.load``: any agent from a spec), under that the agents, and under them their parts.
@@ -148,9 +164,37 @@ def test_the_rooms_of_train_import_one_way(modules):
         if not m.startswith("train."):
             continue
         for t in _imports(m, path, modules, False):
-            if t.startswith("train.") and _room(t) != _room(m) and _rank(_room(t)) >= _rank(_room(m)):
+            if t.startswith("train.") and _room(t) != _room(m) and _rank(_room(t)) >= _rank(_room(m)) \
+                    and not _allowed_exception(m, t):
                 wrong.append(f"{m} ({_room(m)}) imports {t} ({_room(t)})")
     assert wrong == []
+
+
+def test_the_registry_reaches_the_algorithms_only_through_their_entry_modules(modules):
+    from train import registry
+
+    later = {t for t in _imports("train.registry", modules["train.registry"], modules, False)
+             if _room(t) != "shared"}
+    # exactly one entry module per built-in, each the module of the record's entry function
+    assert later == {f"train.{name}.algorithm" for name in registry.BUILTIN}
+    assert all(a.entry.__module__ == f"train.{name}.algorithm" for name, a in registry.BUILTIN.items())
+    for entry in later:  # at its top level an entry module imports the shared modules and the layers below only
+        top = _imports(entry, modules[entry], modules, True)
+        assert {t for t in top if t.startswith("train.") and _room(t) != "shared"} == set(), entry
+    # importing the registry (`uno-env train --help` does) loads no algorithm's trainer and no torch
+    heavy = ["torch", *(f"train.{name}.trainer" for name in registry.BUILTIN)]
+    code = ("import contextlib, io, sys, train.registry\nfrom train.app.cli import main\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['train', '--help'])\n"
+            f"print(sorted(m for m in sys.modules if m in {heavy}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_exception_is_only_the_registry_importing_entry_modules():
+    assert _allowed_exception("train.registry", "train.dqn.algorithm")
+    assert not _allowed_exception("train.registry", "train.dqn.trainer")
+    assert not _allowed_exception("train.config", "train.dqn.algorithm")
 
 
 def _agent_room(module: str) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import os
 import re
 
@@ -59,11 +60,12 @@ def test_every_record_names_a_part_of_the_config_and_an_entry_in_its_own_room():
         assert algorithm.name == name and not algorithm.plug_in
         assert all(part in bases for part in algorithm.parts), name
         entry = algorithm.load()
+        # the entry is the function itself, imported plainly (a reader and a tool follow it), not a name to import
+        assert inspect.isfunction(algorithm.entry) and entry is algorithm.entry
         assert entry.__module__ == f"train.{name}.algorithm" and resolve_trainer(name) is entry
         # the entry's own resumable attribute (what a plug-in declares) and the registry agree
         assert (getattr(entry, "resumable", False) is True) == algorithm.resumable == is_resumable(name)
-        door = algorithm.load_own_door()
-        assert door is None or door.__module__ == f"train.{name}.trainer"
+        assert not (algorithm.resumable and algorithm.own_checkpoints), name  # one kind of checkpoint each
     # every part with settings refused under other algorithms has its users in the registry
     for f in dataclasses.fields(TrainConfig):
         if f.metadata.get("bounds", NO_BOUNDS).exclusive:
@@ -75,9 +77,9 @@ def test_a_plug_in_resolves_into_the_same_record_type(examples_on_path, monkeypa
 
     algorithm = registry.lookup("pg_plugin:train")
     assert type(algorithm) is type(registry.lookup("dqn")) is registry.Algorithm
-    assert algorithm.plug_in and algorithm.name == algorithm.entry == "pg_plugin:train"
-    assert algorithm.load() is pg_plugin.train and algorithm.parts == ()
-    assert not (algorithm.resumable or algorithm.ray or algorithm.own_door)
+    assert algorithm.plug_in and algorithm.name == "pg_plugin:train"
+    assert algorithm.entry is algorithm.load() is pg_plugin.train and algorithm.parts == ()
+    assert not (algorithm.resumable or algorithm.ray or algorithm.own_checkpoints)
     monkeypatch.setattr(pg_plugin.train, "resumable", True, raising=False)
     assert registry.lookup("pg_plugin:train").resumable and is_resumable("pg_plugin:train")
     cfg = TrainConfig.from_dict({**EXAMPLE, "out_dir": str(tmp_path)})

@@ -166,8 +166,8 @@ def _raise_interrupt():
 def test_ctrl_c_saves_a_checkpoint_and_the_policy_and_says_how_to_resume(tmp_path, capfd, monkeypatch):
     real_train = ppo.train
     # a real SIGINT to this process, as Ctrl-C sends: learning stops at the next step
-    monkeypatch.setattr(ppo, "train", lambda cfg, **kw: real_train(
-        cfg, callbacks=[_At(100, lambda: os.kill(os.getpid(), signal.SIGINT))], **kw))
+    monkeypatch.setattr(ppo, "train", lambda cfg, callbacks=(), **kw: real_train(
+        cfg, callbacks=[*callbacks, _At(100, lambda: os.kill(os.getpid(), signal.SIGINT))], **kw))
     config = _config(tmp_path, total_timesteps=2000)
     assert main(["train", "--config", config, "--progress-interval", "0"]) == 130
     captured = capfd.readouterr()  # the Ctrl-C notice is written straight to file descriptor 2

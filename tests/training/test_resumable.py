@@ -134,7 +134,7 @@ def test_uno_env_train_resume_continues_a_dqn_run_and_refuses_what_it_cannot(tmp
     whole = _weights(str(tmp_path / "runs" / "d" / "policy"))
     # the run's checkpoint is the one before its last segment: resuming it trains that segment again, alike
     calls = []
-    monkeypatch.setattr(train_command, "run_algorithm", spied(train_command.run_algorithm, calls))
+    monkeypatch.setattr(train_command, "train_algorithm", spied(train_command.train_algorithm, calls))
     assert main(["train", "--resume", str(tmp_path / "runs" / "d"), "--no-progress"]) == 0
     assert all(np.array_equal(a, b) for a, b in zip(whole, _weights(str(tmp_path / "runs" / "d" / "policy"))))
     # the same weights as a run from zero: what shows it resumed is where its counts start
@@ -188,8 +188,8 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     config.write_text(yaml.safe_dump({**TINY["dqn"], "variant": "classic", "num_players": 2, "eval_games": 4,
                                       "out_dir": str(tmp_path / "runs"), "run_name": "d"}), encoding="utf-8")
     assert main(["train", "--config", str(config), "--out-dir", str(tmp_path / "whole"), "--no-progress"]) == 0
-    ctrl_c_at_1100 = cut_at(train_command.run_algorithm, 1_100, KeyboardInterrupt)
-    monkeypatch.setattr(train_command, "run_algorithm", ctrl_c_at_1100)
+    ctrl_c_at_1100 = cut_at(train_command.train_algorithm, 1_100, KeyboardInterrupt)
+    monkeypatch.setattr(train_command, "train_algorithm", ctrl_c_at_1100)
     capsys.readouterr()
     assert main(["train", "--config", str(config), "--no-progress"]) == 130
     text = capsys.readouterr().out
@@ -199,7 +199,7 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     assert command == [command_name(), "train", "--resume", run_dir]  # as it runs here (train/app/cli.py)
     monkeypatch.undo()
     calls = []
-    monkeypatch.setattr(train_command, "run_algorithm", spied(train_command.run_algorithm, calls))
+    monkeypatch.setattr(train_command, "train_algorithm", spied(train_command.train_algorithm, calls))
     assert main([*command[1:], "--no-progress"]) == 0
     assert all(np.array_equal(a, b) for a, b in zip(_weights(str(tmp_path / "whole" / "d" / "policy")),
                                                     _weights(os.path.join(run_dir, "policy"))))
@@ -209,6 +209,6 @@ def test_ctrl_c_in_uno_env_train_says_how_to_resume_and_the_command_continues_th
     plug_in = tmp_path / "pg.yaml"
     plug_in.write_text(yaml.safe_dump({"algo": "examples.pg_plugin:train", "total_timesteps": 2_000,
                                        "out_dir": str(tmp_path / "runs"), "run_name": "p"}), encoding="utf-8")
-    monkeypatch.setattr(train_command, "run_algorithm", ctrl_c_at_1100)
+    monkeypatch.setattr(train_command, "train_algorithm", ctrl_c_at_1100)
     assert main(["train", "--config", str(plug_in), "--no-progress"]) == 130
     assert "examples.pg_plugin:train writes no checkpoints, so no policy was saved" in capsys.readouterr().out

@@ -1,24 +1,25 @@
 """The ``uno-env train`` command: read the config and overrides, run the trainer it names, report.
 
-The registry (``train/registry.py``) says how ``algo`` is run. An algorithm with its own door (the native
-PPO, ``train/ppo/trainer.py``, and the SB3 path, ``train/sb3/trainer.py``) is run by that trainer, which
-returns a summary, printed here as a table with the commands that evaluate and play the new policy, or the
-command that resumes an interrupted run. Every other one (dqn, nfsp, dmc, ``module:callable``) runs
-through the plug-in contract (``train/algorithm.py``); its policy is evaluated here the same way. Every algorithm refuses to start over a run its directory holds
-(``run_dirs.refuse_over_run``) unless ``--fresh`` clears it first.
+Every algorithm (ppo, sb3, dqn, nfsp, dmc, ``module:callable``) runs through the one door of the plug-in
+contract, ``train_algorithm`` (``train/algorithm.py``), ``--resume`` and ``--ray`` included; its record
+(``Trained``), with what the trainer added (the PPO paths: their final evaluation, checkpoint and step
+counts), is printed as a table with the commands that evaluate and play the new policy; a policy its trainer
+did not evaluate is evaluated here. After Ctrl-C: the command that resumes, when the trainer checkpointed.
+The registry (``train/registry.py``) says whether it resumes and runs on Ray. Every algorithm refuses to start
+over a run its directory holds (``run_dirs.refuse_over_run``; the PPO paths in their trainers, which check
+their own checkpoints) unless ``--fresh`` clears it first.
 """
 from __future__ import annotations
 
 import json
 import os
 import shlex
-import time
 
 import agents
 from uno_env import Game
 
 from train import registry, resumable, run_dirs, shipped_configs
-from train.algorithm import run_algorithm
+from train.algorithm import Interrupted, Trained, train_algorithm
 from train.app.cli import command_name
 from train.config import TrainConfig
 from train.errors import EXIT_INTERRUPTED, UsageError
@@ -113,24 +114,48 @@ def run(args) -> int:
         if args.resume:
             raise UsageError("--fresh starts a run over; it cannot go with --resume")
         run_dirs.clear_run(os.path.join(cfg.out_dir, cfg.name))
+    # looked up once, first: a trainer that cannot be imported is refused before anything is written
+    algorithm = registry.lookup(cfg.algo)
     ray_address = getattr(args, "ray", None)
-    if ray_address is not None and cfg.algo not in registry.on_ray():
+    if ray_address is not None and not algorithm.ray:
         raise UsageError("--ray runs the native trainer's collectors on Ray: it needs algo: "
                          f"{' or '.join(registry.on_ray())} in the config")
-    own_door = registry.own_door(cfg.algo)
-    if own_door is None:  # dqn, nfsp, dmc and module:callable trainers: the plug-in contract alone
-        return _run_plug_in(cfg, args)
-    ray = {} if ray_address is None else {"ray_address": ray_address}  # only an algorithm on Ray takes it
-    summary = own_door(cfg, resume=args.resume, progress=not args.no_progress,
-                       progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL), **ray)
-    print(format_table(summary))
-    if summary["interrupted"]:
-        print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
-              f"saved {summary['checkpoint']} and {summary['run_dir']}/policy.npz")
-        print(f"train: resume with: {resume_command(args, summary['run_dir'])}")
+    run_dir = os.path.join(cfg.out_dir, cfg.name)
+    if not algorithm.own_checkpoints:  # the PPO paths check --resume and their run directory themselves
+        _check_run_dir(cfg, args, algorithm, run_dir)
+        run_dirs.prepare_run_dir(cfg, run_dir)
+    reported = [0]
+    try:
+        trained = train_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
+                                  progress=not args.no_progress, resume=bool(args.resume), resume_from=args.resume,
+                                  progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
+                                  ray_address=ray_address)
+    except Interrupted as stop:
+        if "checkpoint" in stop.trained.summary:  # the trainer saved a checkpoint and its policy on its way out
+            summary = _summary(stop.trained, run_dir)
+            print(format_table(summary))
+            print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
+                  f"saved {summary['checkpoint']} and {run_dir}/policy.npz")
+            print(f"train: resume with: {resume_command(args, run_dir)}")
+        else:
+            print(_interrupted(cfg, run_dir, reported[0], algorithm), flush=True)
         return EXIT_INTERRUPTED
-    print(next_steps(cfg, summary["run_dir"]))
+    summary = _summary(trained, run_dir)
+    if "evaluation" not in summary:  # the trainer made no final evaluation: evaluate its policy here
+        game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+        agent = agents.load(trained.path, game, seed=0)
+        summary["evaluation"] = stats.evaluate_policy(lambda i: agent, game, cfg.eval_games, cfg.seed + 10_000)
+    print(format_table(summary))
+    print(next_steps(cfg, run_dir))
     return 0
+
+
+def _summary(trained: Trained, run_dir: str) -> dict:
+    """The end-of-run summary: the common record (its last report, its time), then what the trainer added."""
+    summary = {"timesteps": trained.reported, "trained_timesteps": trained.reported, "seconds": trained.seconds,
+               "planned_timesteps": trained.reported, **trained.summary, "run_dir": run_dir}
+    summary.setdefault("samples_per_second", summary["trained_timesteps"] / max(summary["seconds"], 1e-9))
+    return summary
 
 
 def _decisions(count: int) -> str:
@@ -140,7 +165,8 @@ def _decisions(count: int) -> str:
 
 def _interrupted(cfg: TrainConfig, run_dir: str, decisions: int,
                  algorithm: registry.Algorithm | None = None) -> str:
-    """What a trainer run through the contract left after Ctrl-C, and how to continue it (``algorithm``: its record)."""
+    """What a trainer with ``train/resumable.py``'s checkpoints, or none, left after Ctrl-C, and how to continue
+    (``algorithm``: its record)."""
     algorithm = algorithm or registry.lookup(cfg.algo)
     head = f"train: interrupted after {_decisions(decisions)}"
     if algorithm.resumable and resumable.exists(run_dir):
@@ -152,15 +178,12 @@ def _interrupted(cfg: TrainConfig, run_dir: str, decisions: int,
     return f"{head}; {why}, so no policy was saved: train again to start over"
 
 
-def _run_plug_in(cfg: TrainConfig, args) -> int:
-    """A ``module:callable`` trainer through the plug-in contract: train, save, evaluate, print."""
-    # looked up once, first: a trainer that cannot be imported is refused before anything is written
-    algorithm = registry.lookup(cfg.algo)
-    if args.resume and not algorithm.resumable:
-        resuming = ", ".join(a.name for a in registry.BUILTIN.values() if a.resumable or a.own_door)
+def _check_run_dir(cfg: TrainConfig, args, algorithm: registry.Algorithm, run_dir: str) -> None:
+    """Refuse ``--resume`` of a run without ``train/resumable.py``'s checkpoint, or a new run over a finished one."""
+    if args.resume and not algorithm.continues:
+        resuming = ", ".join(a.name for a in registry.BUILTIN.values() if a.continues)
         raise UsageError(f"--resume continues a run of a trainer that writes checkpoints ({resuming}, "
                          f"or a plug-in with resumable = True); {cfg.algo} has none")
-    run_dir = os.path.join(cfg.out_dir, cfg.name)
     if args.resume and os.path.abspath(run_dirs.run_dir_of(args.resume)) != os.path.abspath(run_dir):
         raise UsageError(f"--resume {args.resume} names another run than the config's {run_dir}; give --resume "
                          "alone (the run's own config.yaml is used), or the config that started that run")
@@ -171,21 +194,3 @@ def _run_plug_in(cfg: TrainConfig, args) -> int:
         interrupted = algorithm.resumable and resumable.exists(run_dir) and \
             not os.path.exists(os.path.join(run_dir, "policy.json"))
         run_dirs.refuse_over_run(run_dir, resume_with=run_dir if interrupted else None)
-    run_dirs.prepare_run_dir(cfg, run_dir)
-    reported = [0]
-    start = time.perf_counter()
-    try:
-        path = run_algorithm(cfg, run_dir, report=lambda decisions, export: reported.__setitem__(0, decisions),
-                             progress=not args.no_progress, resume=bool(args.resume))
-    except KeyboardInterrupt:
-        print(_interrupted(cfg, run_dir, reported[0], algorithm), flush=True)
-        return EXIT_INTERRUPTED
-    seconds = time.perf_counter() - start
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    agent = agents.load(path, game, seed=0)
-    summary = {"evaluation": stats.evaluate_policy(lambda i: agent, game, cfg.eval_games, cfg.seed + 10_000),
-               "timesteps": reported[0], "trained_timesteps": reported[0], "seconds": seconds,
-               "samples_per_second": reported[0] / max(seconds, 1e-9), "run_dir": run_dir}
-    print(format_table(summary))
-    print(next_steps(cfg, run_dir))
-    return 0

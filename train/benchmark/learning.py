@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from train import registry
+from train.algorithm import train_algorithm
 from train.config import TrainConfig
 from train.ppo.network import UPDATE_PARTS
 
@@ -75,8 +75,9 @@ def run_slice(overrides: dict, steps: int, out_dir: str, index: int) -> tuple[in
 
     torch.set_num_threads(1)  # like with like: the SB3 path sets one thread for its whole process
     with contextlib.redirect_stdout(io.StringIO()):  # the trainers' notes would break the table
-        summary = registry.own_door(cfg.algo)(cfg, progress=False)  # the PPO paths' own trainers, with summaries
-    return summary["trained_timesteps"], summary["seconds"]
+        trained = train_algorithm(cfg, os.path.join(out_dir, cfg.name))
+    # the trainers' own count and seconds (their summary): the final evaluation and export left out
+    return trained.summary["trained_timesteps"], trained.summary["seconds"]
 
 
 def measure(variant: str, players: int, net: list[int], native_steps: int, sb3_steps: int,

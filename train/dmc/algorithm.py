@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from agents.policy_file import PolicyFile
 
-from train.algorithm import TrainingRun
+from train.contract import TrainingRun
 
 
 def train(run: TrainingRun) -> PolicyFile:

@@ -51,7 +51,7 @@ from uno_env import Game
 from uno_env.action_features import action_features
 
 from train import resumable
-from train.algorithm import TrainingRun
+from train.contract import TrainingRun
 from train.config import ConfigError
 from train.dmc.actors import ActorProcess, ActorSpec, LocalActor
 from train.dmc.network import QNetwork

@@ -42,7 +42,7 @@ from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
 
 from train import resumable
-from train.algorithm import TrainingRun
+from train.contract import TrainingRun
 from train.collect.seating import LEARNER, Seating
 from train.dqn.network import QNetwork
 from train.export import linear_arrays

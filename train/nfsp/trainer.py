@@ -43,7 +43,7 @@ from torch import nn
 from agents.policy_file import PolicyFile, policy_file_from_weights
 from uno_env import Game
 
-from train.algorithm import TrainingRun
+from train.contract import TrainingRun
 from train.dqn import trainer as dqn
 from train.export import linear_arrays
 from train.nfsp.network import AveragePolicy

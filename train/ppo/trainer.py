@@ -160,6 +160,8 @@ class Learner:
         self.acting = self.net  # the CPU copy that acts and exports: the same network unless it learns on a GPU
         self.steps, self.snapshots = 0, []
         self._load_start(resume, start_from)
+        if tally is not None:  # a resumed run's checkpoint: what the sittings before this one trained
+            tally.base = (self.steps, self.steps)
 
         # -- the games, split over the table sizes and the collectors; one sampling generator per collector,
         # so the actions do not depend on which collector is answered first

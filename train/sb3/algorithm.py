@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from train.algorithm import Report, TrainingRun
+from train.contract import Report, TrainingRun
 from train.config import TrainConfig
 from train.errors import UsageError
 
@@ -30,6 +30,10 @@ def report_callback(report: Report, cfg: TrainConfig, tally=None):
             t = self.model.num_timesteps
             report(t, lambda: policy_file_from_model(self.model, game, t, config=cfg.to_dict()))
 
+        def _on_training_start(self) -> None:
+            if tally is not None:  # a resumed run's checkpoint: what the sittings before this one trained
+                tally.base = (self.model.num_timesteps, self.model.num_timesteps)
+
         def _on_rollout_start(self) -> None:
             self._report()
 
@@ -43,11 +47,17 @@ def report_callback(report: Report, cfg: TrainConfig, tally=None):
 
 
 def train(run: TrainingRun) -> str:
-    """Train MaskablePPO on ``run``, reporting at every rollout; the saved policy's path."""
+    """Train MaskablePPO on ``run``, reporting at every rollout; the saved policy's path.
+
+    ``run.resume``: continue from the ``step_<N>.zip`` ``run.resume_from`` (or ``run_dir``) names. Its summary
+    goes to ``run.summary``; after Ctrl-C, with the checkpoint and the policy saved, it raises KeyboardInterrupt."""
     from train.sb3 import trainer
 
     cfg = run.as_config()
-    summary = trainer.train(cfg, progress=run.progress, callbacks=[report_callback(run.report, cfg, run.tally)])
+    summary = trainer.train(cfg, resume=(run.resume_from or run.run_dir) if run.resume else None,
+                            progress=run.progress, progress_interval=run.progress_interval,
+                            callbacks=[report_callback(run.report, cfg, run.tally)])
+    run.summary.update(summary)
     if summary["interrupted"]:
         raise KeyboardInterrupt
     return os.path.join(summary["run_dir"], "policy")
