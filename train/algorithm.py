@@ -140,10 +140,18 @@ def _make_dirs(run_dir: str) -> list[str]:
     return made
 
 
-def check_same_seed(cfg: TrainConfig, folder: str) -> Trained:
-    """Train ``cfg`` twice, same seed, into ``folder``/``a`` and ``folder``/``b``; the first run, if both give the
-    same policy file (every array bit for bit, the same metadata but for the run's own paths), else a ConfigError
-    naming what differs: the check that a trainer draws everything random from its run's seed."""
+def check_same_seed(cfg: TrainConfig | str | dict, folder: str) -> Trained:
+    """Train ``cfg`` (a ``TrainConfig``, a config file's path or a mapping) twice, same seed, into ``folder``/``a``
+    and ``folder``/``b``; the first run, if both give the same policy file (every array bit for bit, the same
+    metadata but for the run's own paths), else a ConfigError naming what differs: the check that a trainer draws
+    everything random from its run's seed."""
+    if isinstance(cfg, (str, os.PathLike)):
+        cfg = TrainConfig.from_yaml(os.fspath(cfg))
+    elif isinstance(cfg, dict):
+        cfg = TrainConfig.from_dict(cfg)
+    elif not isinstance(cfg, TrainConfig):
+        raise ConfigError(f"check_same_seed: the config is a TrainConfig, a config file's path or a mapping; got "
+                          f"{type(cfg).__name__}")
     runs = []
     for name in ("a", "b"):
         config = TrainConfig.from_dict({**cfg.to_dict(), "out_dir": folder, "run_name": name})

@@ -199,3 +199,14 @@ def test_the_protocol_refuses_an_over_trained_run_and_marks_an_uncounted_one(tmp
     assert _benchmark(tmp_path / "example", "pg_plugin:train") == 0
     summary = (tmp_path / "example" / "bench" / "results.md").read_text(encoding="utf-8")
     assert "Its games counted 30" in summary  # the example counts every decision it takes: its report, 300 and up
+
+
+def test_the_same_seed_check_takes_a_config_file_or_a_mapping_and_names_what_else_it_got(tmp_path):
+    """What a plug-in author has at hand (issue 70's held-out plug-in passed a path and a dict and got AttributeError)."""
+    path = tmp_path / "mine.yaml"
+    path.write_text("\n".join(f"{k}: {v!r}" if isinstance(v, str) else f"{k}: {v}" for k, v in EXAMPLE.items()))
+    from_file = check_same_seed(str(path), str(tmp_path / "file"))
+    from_mapping = check_same_seed(dict(EXAMPLE), str(tmp_path / "mapping"))
+    assert from_file.reported == from_mapping.reported >= 400
+    with pytest.raises(ConfigError, match="a TrainConfig, a config file's path or a mapping; got int"):
+        check_same_seed(3, str(tmp_path))

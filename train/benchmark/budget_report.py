@@ -202,7 +202,7 @@ def markdown(results: dict) -> str:
              f"Scored tasks: {', '.join(results['tasks'])} (the config's variant, rules and player counts). Seeds: "
              f"{', '.join(map(str, results['seeds']))}. Score: per seed, the IQM of the normalised scores over those "
              "tasks (random = 0, heuristic = 1); across seeds, the mean with a 95% Student t-interval. Decisions: "
-             "the trainer's count when the policy was saved (the first update at or past the point).", ""]
+             "the trainer's count when the policy was saved (the first report at or past the point).", ""]
     if not results["official"]:
         lines += [f"Not official: {'; '.join(results['not_official'])}.", ""]
     lines += ["| budget | decisions (mean) | score | 95% interval | per seed |", "|---|---|---|---|---|"]
