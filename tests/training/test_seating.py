@@ -30,24 +30,46 @@ def test_every_kind_of_spec_plays_its_seats_legally_a_search_agent_from_the_stat
     for _ in range(40):
         seat, obs, mask = games.seat, games.obs, games.mask
         actions = np.zeros(games.num_games, dtype=np.int64)
+        roles = seating.roles[np.arange(games.num_games), seat]
+        opponents = np.flatnonzero(roles != LEARNER)
+        before = len(asked)
+        actions[opponents] = seating.act_rows(opponents, seat, obs, mask, games)
+        searched = [i for i in opponents.tolist() if roles[i] == 2]
+        assert asked[before:] == [games.states[i] for i in searched]  # only the search agent reads the state
         for i in range(games.num_games):
-            role = seating.roles[i, seat[i]]
+            role = int(roles[i])
             if role == LEARNER:
                 actions[i] = np.flatnonzero(mask[i])[-1]
                 continue
-            before = len(asked)
-            actions[i] = seating.act(i, int(seat[i]), obs[i], mask[i], games)
             assert mask[i][actions[i]]  # legal, whoever decided
             if role == 0:
                 assert actions[i] == np.flatnonzero(mask[i])[0]  # the module:callable agent's own choice
-            assert (len(asked) > before) == (role == 2)  # only the search agent is handed the game state
-            if role == 2:
-                assert asked[-1] is games.states[i]
-            played.add(int(role))
+            played.add(role)
         *_, terminated, truncated = games.step(actions)
         for i in np.flatnonzero(terminated | truncated).tolist():
             seating.deal(i)
     assert played == {0, 1, 2}
+
+
+def test_opponents_with_act_batch_decide_their_rows_as_row_by_row():
+    """act_rows hands random, greedy and heuristic all their rows at once: the same actions and generator draws
+    as each deciding its rows one at a time."""
+    league = {"random": 1.0, "greedy": 1.0, "heuristic": 1.0}
+    games = VectorGames(16, variant="classic", num_players=4)
+    games.reset(seed=7)
+    batched, single = (Seating(league, games, np.random.default_rng(1), opponent_seed=9) for _ in range(2))
+    for _ in range(60):
+        seat, obs, mask = games.seat, games.obs, games.mask
+        roles = batched.roles[np.arange(games.num_games), seat]
+        rows = np.flatnonzero(roles != LEARNER)
+        actions = np.array([np.flatnonzero(m)[0] for m in mask], dtype=np.int64)
+        actions[rows] = batched.act_rows(rows, seat, obs, mask, games)
+        for i in rows.tolist():
+            assert actions[i] == single.agents[single.roles[i, seat[i]]].act(obs[i], mask[i])
+        *_, terminated, truncated = games.step(actions)
+        for i in np.flatnonzero(terminated | truncated).tolist():
+            batched.deal(i)
+            single.deal(i)
 
 
 def test_a_dqn_trains_against_a_module_callable_opponent(tmp_path, monkeypatch):

@@ -46,9 +46,21 @@ class Seating:
         """The seats of game ``i`` the learner holds."""
         return np.flatnonzero(self.roles[i] == LEARNER).tolist()
 
-    def act(self, i: int, seat: int, obs: np.ndarray, mask: np.ndarray, games: VectorGames) -> int:
-        """The league opponent's action at seat ``seat`` of game ``i`` (a search agent reads the game itself)."""
-        agent = self.agents[self.roles[i, seat]]
-        if getattr(agent, "reads_state", False):
-            return int(agent.act_state(games.states[i]))
-        return int(agent.act(obs, mask))
+    def act_rows(self, rows: np.ndarray, seat: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                 games: VectorGames) -> np.ndarray:
+        """The league opponents' actions in the games ``rows`` (``seat``, ``obs``, ``mask``: the batch's arrays).
+
+        Each opponent decides its own rows in order, so its generator draws as it would row by row; one with
+        ``act_batch`` (random, greedy, heuristic: the compiled core) decides all of them in one call."""
+        out = np.zeros(len(rows), dtype=np.int64)
+        roles = self.roles[rows, seat[rows]]
+        for k in np.unique(roles).tolist():
+            agent, picked = self.agents[k], np.flatnonzero(roles == k)
+            mine = rows[picked]
+            if getattr(agent, "reads_state", False):  # a search agent reads the game itself
+                out[picked] = [agent.act_state(games.states[i]) for i in mine.tolist()]
+            elif hasattr(agent, "act_batch"):
+                out[picked] = agent.act_batch(obs[mine], mask[mine])
+            else:
+                out[picked] = [agent.act(obs[i], mask[i]) for i in mine.tolist()]
+        return out

@@ -136,8 +136,9 @@ class Actor:
                 observations, taken = self.episodes.setdefault((i, int(seat[i])), ([], []))
                 observations.append(obs[i].copy())
                 taken.append(int(actions[i]))
-            for i in np.flatnonzero(roles != LEARNER).tolist():
-                actions[i] = seating.act(i, int(seat[i]), obs[i], mask[i], games)
+            opponents = np.flatnonzero(roles != LEARNER)
+            if len(opponents):
+                actions[opponents] = seating.act_rows(opponents, seat, obs, mask, games)
             made += len(rows)
             _, _, _, rewards, terminated, truncated = games.step(actions)
             for i in np.flatnonzero(terminated | truncated).tolist():

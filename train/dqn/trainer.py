@@ -175,8 +175,9 @@ class Trainer:
         actions[rows] = self.choose(rows, seat, obs, mask)
         for i in rows.tolist():
             self.nstep.decide((i, int(seat[i])), obs[i], mask[i], int(actions[i]))
-        for i in np.flatnonzero(roles != LEARNER).tolist():
-            actions[i] = league.act(i, int(seat[i]), obs[i], mask[i], games)
+        opponents = np.flatnonzero(roles != LEARNER)
+        if len(opponents):
+            actions[opponents] = league.act_rows(opponents, seat, obs, mask, games)
         _, _, _, rewards, terminated, truncated = games.step(actions)
         for i in np.flatnonzero(terminated | truncated).tolist():
             for s in league.learner_seats(i):
