@@ -9,19 +9,12 @@ import pytest
 from agents.search import ISMCTSAgent, SearchOptionError
 from uno_env import Game, core
 
+from search_tables import TABLES as SEARCH_TABLES  # tests/search_tables.py
+
 pytestmark = pytest.mark.skipif(not core.available(), reason="the compiled core is not built")
 
-TABLES = [
-    ("classic", 2, {}),
-    ("classic", 4, {"stacking": "any", "jump_in": "on", "multi_play": "on", "uno_call": "explicit", "madness": "on"}),
-    ("alphabet", 3, {"uno_call": "decide"}),
-    ("xiangqi", 2, {}),
-    ("flex", 4, {}),
-    ("flip", 3, {}),
-    ("flip", 2, {"uno_call": "explicit", "flip.pairing": "fixed"}),
-    ("attack", 4, {"uno_call": "explicit"}),
-    ("attack", 2, {}),
-]
+# the search tests' tables, and Flip's fixed pairing, which the sampler redeals its own way
+TABLES = SEARCH_TABLES + [("flip", 2, {"uno_call": "explicit", "flip.pairing": "fixed"})]
 
 
 class SineGuide:
@@ -166,3 +159,20 @@ def test_a_subclass_with_its_own_worlds_or_opponents_searches_in_python():
     assert Sees(g, seed=0, iterations=4).core_game is None
     with pytest.raises(SearchOptionError, match="overrides world"):
         Sees(g, engine="core")
+
+
+def test_the_core_bounds_what_a_huge_option_would_cost():
+    """Any finite time and any iteration count are allowed: the core neither reserves memory for every iteration
+    up front nor overflows its clock; the leaf fit's game count is capped."""
+    g = Game("classic", 2)
+    s = g.new_state(0)
+    tables, rng = g._tables, np.random.default_rng(0)
+    common = dict(c=1.0, rollout_depth=2, void_weight=1.0, opponents_rollout=False, leaf_weights=[], prior=[],
+                  prior_weight=1.0, first=-1)
+    _, done = core._core.ismcts_root_visits(tables, s._c, rng, iterations=7, time=1e300, **common)
+    assert done == 7  # a time no clock can hold: the iterations bound the search
+    _, done = core._core.ismcts_root_visits(tables, s._c, rng, iterations=2**31 - 1, time=0.01, **common)
+    assert 0 < done < 2**31 - 1
+    for games, rate, message in [(100_001, 0.2, "games"), (-1, 0.2, "games"), (5, 1.5, "sample_rate")]:
+        with pytest.raises(ValueError, match=message):
+            core._core.leaf_fit_rows(tables, 1, games, rate, rng)

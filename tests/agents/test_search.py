@@ -11,17 +11,8 @@ from uno_env import Game
 from uno_env.gym_env import UnoEnv
 from uno_env.observation import ObservationEncoder
 
-TABLES = [
-    ("classic", 2, {}),
-    ("classic", 4, {"stacking": "any", "jump_in": "on", "multi_play": "on", "uno_call": "explicit", "madness": "on"}),
-    ("alphabet", 3, {"uno_call": "decide"}),
-    ("xiangqi", 2, {}),
-    ("flex", 4, {}),
-    ("flip", 3, {}),
-    ("flip", 2, {"uno_call": "explicit"}),
-    ("attack", 4, {"uno_call": "explicit"}),
-    ("attack", 2, {}),
-]
+from search_tables import TABLES  # tests/search_tables.py
+
 COMMON = {"TURN", "CHOOSE_COLOUR"}
 # the decisions the legality test must have searched at each table (its games are seeded)
 SEARCHED = [COMMON | {"CHALLENGE_OR_ACCEPT", "PLAY_OR_KEEP_DRAWN"},

@@ -494,18 +494,16 @@ void sample_hidden_into(const Rules &g, const State &s, State &t, int seat, bitg
     recheck_hidden_facts(g, t, seat, drawn);
 }
 
-namespace {
-
-// The binding hands the core two states it did not check against each other: their shapes must be the rules'.
+// The binding hands the core states it did not check against the rules: their shapes must be the rules'.
 void check_shapes(const Rules &g, const State &s) {
     bool ok = s.n == g.num_players && static_cast<int>(s.hands.size()) == s.n &&
               static_cast<int>(s.hand_size.size()) == s.n && static_cast<int>(s.voids.size()) == s.n &&
+              static_cast<int>(s.eliminated.size()) == s.n &&
               (!g.flip || static_cast<int>(s.physical_hands.size()) == s.n);
     for (const auto &hand : s.hands) ok = ok && static_cast<int>(hand.size()) == g.num_kinds;
-    if (!ok) throw std::invalid_argument("sample_hidden_into: a state of other rules (players or kinds differ)");
+    if (!ok) throw std::invalid_argument("a state of other rules (players or kinds differ)");
 }
 
-}  // namespace
 }  // namespace uno
 
 void bind_sample(py::module_ &m) {

@@ -10,4 +10,8 @@ namespace uno {
 void sample_hidden_into(const Rules &g, const State &s, State &t, int seat, bitgen_t *rng, double void_weight,
                         const double *kind_weights);
 
+// A state the binding hands over must be one of `g`'s rules (players, kinds, the per-seat lists the sampler and the
+// search index by seat): std::invalid_argument otherwise.
+void check_shapes(const Rules &g, const State &s);
+
 }  // namespace uno

@@ -104,7 +104,6 @@ struct RolloutPolicy {
     // RolloutPolicy._play: a coloured card of the colour held most (action cards first, then a random
     // tie-break: one random() per coloured card, in legal order), else a random wild, else accept/pass/draw.
     int play(const State &s, const std::vector<int> &legal, bitgen_t *rng) const {
-        const int k = kinds.num_kinds;
         int first_coloured = -1, coloured = 0, wilds = 0;
         for (int a : legal) {
             int kind = kind_of(a);
@@ -147,7 +146,6 @@ struct RolloutPolicy {
         for (int fallback : {g.accept, g.pass, g.draw})  // take the penalty, decline, or draw (never challenge)
             for (int a : legal)
                 if (a == fallback && kind_of(a) < 0) return a;
-        (void)k;
         return first_other;
     }
 
@@ -293,11 +291,12 @@ int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Option
     const int me = source.current_seat, num_actions = g.num_actions;
     RolloutPolicy rollout(g);
     std::vector<Node> nodes(1);  // the root
-    nodes.reserve(static_cast<std::size_t>(opts.iterations) + 1);
+    nodes.reserve(static_cast<std::size_t>(std::min(opts.iterations, 1 << 16)) + 1);  // at most one node an iteration
     const bool biased = !opts.prior.empty();
     const bool timed = opts.time > 0;
+    // capped at a year: a larger time (any finite one is allowed) would overflow the clock's nanoseconds
     const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
-                                             std::chrono::duration<double>(timed ? opts.time : 0.0));
+                                             std::chrono::duration<double>(timed ? std::min(opts.time, 3.2e7) : 0.0));
     State world;
     std::vector<int> acts, fresh, path;
     std::vector<double> result;
@@ -387,13 +386,6 @@ int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Option
     return done;
 }
 
-void check_state(const Rules &g, const State &s) {
-    bool ok = s.n == g.num_players && static_cast<int>(s.hands.size()) == s.n &&
-              static_cast<int>(s.hand_size.size()) == s.n && static_cast<int>(s.eliminated.size()) == s.n;
-    for (const auto &hand : s.hands) ok = ok && static_cast<int>(hand.size()) == g.num_kinds;
-    if (!ok) throw std::invalid_argument("ismcts_root_visits: a state of other rules (players or kinds differ)");
-}
-
 }  // namespace
 }  // namespace uno
 
@@ -404,7 +396,7 @@ void bind_search(py::module_ &m) {
         [](const Rules &g, const CoreState &source, py::object generator, int iterations, double time, double c,
            int rollout_depth, double void_weight, bool opponents_rollout, std::vector<double> leaf_weights,
            std::vector<double> prior, double prior_weight, int first, int tree_depth) {
-            check_state(g, source.s);
+            check_shapes(g, source.s);
             if (iterations < 1) throw std::invalid_argument("ismcts_root_visits: iterations must be >= 1");
             if (rollout_depth < 1) throw std::invalid_argument("ismcts_root_visits: rollout_depth must be >= 1");
             if (!(time >= 0.0) || !(c >= 0.0) || !(prior_weight >= 0.0) || !std::isfinite(time) ||
@@ -441,7 +433,8 @@ void bind_search(py::module_ &m) {
     m.def(
         "leaf_fit_rows",
         [](const Rules &g, uint64_t first_seed, int games, double sample_rate, py::object generator) {
-            if (games < 0 || games > 1000000) throw std::invalid_argument("leaf_fit_rows: games is 0 to 1,000,000");
+            // each kept state holds players x 8 doubles: 100,000 games stay within a few hundred MB
+            if (games < 0 || games > 100000) throw std::invalid_argument("leaf_fit_rows: games is 0 to 100,000");
             if (!(sample_rate >= 0.0 && sample_rate <= 1.0))
                 throw std::invalid_argument("leaf_fit_rows: sample_rate is a chance in [0, 1]");
             std::vector<double> rows;

@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/results/tools/levels.py [games, default 400] [variant-Np ...]
     LEVELS=hard,expert .venv/bin/python docs/results/tools/levels.py ...    # only these levels
-    .venv/bin/python docs/results/tools/levels.py table                     # the measured table, as markdown
+    .venv/bin/python docs/results/tools/levels.py table                     # the table of docs/results/levels.md
 
 For every table (each variant at 2 and 4 players, or the ones named) and every level of ``agents/levels.py``,
 a seat-rotated tournament of the level against ``heuristic`` in every other seat (``run_tournament``, what
@@ -35,7 +35,7 @@ TABLES = [f"{variant}-{players}p" for variant in VARIANTS for players in (2, 4)]
 
 
 def markdown() -> str:
-    """The measured win rates as the table of docs/agents.md: a row per table, a column per level."""
+    """The measured win rates as the table of docs/results/levels.md: a row per table, a column per level."""
     with open(MEASURED, encoding="utf-8") as fh:
         tables = json.load(fh)["tables"]
     lines = ["| table | " + " | ".join(f"{name} (`{level.spec}`)" for name, level in LEVELS.items()) + " |",
