@@ -83,7 +83,9 @@ def load(spec: str, game: Game | None = None, seed: int | None = None, strict_ru
         _need_game(spec, game)
         options = parse_options(spec[len("ismcts:"):])  # every option checked before the prior is opened
         guide = _search_prior(options["prior"], game, seed, resolve_path)
-        return ISMCTSAgent(game, seed, guide=guide, **options)
+        opponent = _search_prior(options["opponent_policy"], game, seed, resolve_path, "opponent_policy") \
+            if options["opponents"] == "policy" else None
+        return ISMCTSAgent(game, seed, guide=guide, opponent_guide=opponent, **options)
     if spec == "pretrained":  # the game's own variant (its specialist for this table size, if shipped)
         _need_game(spec, game)
         spec = f"pretrained:{pretrained_for(game)}"
@@ -123,12 +125,15 @@ def display_name(spec: str) -> str:
     return stem
 
 
-def _search_prior(spec: str, game: Game, seed: int | None, resolve_path: Callable[[str], str] | None):
-    """The policy an ``ismcts`` spec's ``prior=`` names, loaded (through ``resolve_path``), or None for ``none``."""
-    if spec == "none":
+def _search_prior(spec: str, game: Game, seed: int | None, resolve_path: Callable[[str], str] | None,
+                  option: str = "prior"):
+    """The policy an ``ismcts`` spec's ``prior=`` (or ``opponent_policy=``) names, loaded (through
+    ``resolve_path``), or None for ``none``."""
+    if spec == "none" and option == "prior":
         return None
-    not_a_policy = SearchOptionError(f"ismcts option prior={short_repr(spec)} is not a policy: allowed none, "
-                                     "pretrained, pretrained:<name> or a policy file path")
+    allowed = "none, pretrained" if option == "prior" else "pretrained"
+    not_a_policy = SearchOptionError(f"ismcts option {option}={short_repr(spec)} is not a policy: allowed {allowed}, "
+                                     "pretrained:<name> or a policy file path")
     if spec in BUILTIN or spec == "ismcts" or spec.startswith("ismcts:"):
         raise not_a_policy  # refused before it is built (a nested search would be built in full first)
     guide = load(spec, game, seed=seed, resolve_path=resolve_path)

@@ -26,7 +26,9 @@ Forced decisions (one legal action) are played without a node; calling UNO and c
 who did not call are taken without a search (they never cost anything). Known limit of the single-observer
 form: in the worlds it samples, the opponents' tree moves are chosen with the searcher's true hand
 in the world, so the opponents search as if they could see it (and do not model that their own
-choices reveal information).
+choices reveal information). ``opponents=policy`` takes that away: the other seats' tree decisions are
+played by a policy network that reads only their own observation (``PolicyOpponent``); it costs a forward
+pass per such decision.
 
 Options (``ismcts:iterations=400,c=1.0``): see ``OPTIONS``. With ``time`` > 0 the search stops at
 that many seconds per decision (or at ``iterations``, whichever comes first), and is then no longer
@@ -59,8 +61,12 @@ OPTIONS: dict[str, tuple[type, object, str]] = {
     "void_weight": (float, 1.0, "chance of a card of a colour an opponent drew on (and has not played since) in "
                                 "its sampled hand, relative to another card, in [0, 1]; 1 ignores that evidence"),
     "opponents": (str, "search", "how the other seats decide inside the tree: search (each maximises its own result "
-                                 "by UCB) or rollout (they play the rollout policy; the tree holds only this seat's "
-                                 "decisions)"),
+                                 "by UCB), rollout (they play the rollout policy; the tree holds only this seat's "
+                                 "decisions) or policy (they play opponent_policy, which reads only their own "
+                                 "observation, in the tree; the rollouts as with search)"),
+    "opponent_policy": (str, "pretrained", "the policy the other seats play in the tree with opponents=policy: "
+                                           "pretrained (the game's shipped policy), pretrained:<name> or a policy "
+                                           "file path"),
     "prior": (str, "none", "a policy guiding the root decision: none, pretrained (the game's shipped policy), "
                            "pretrained:<name> or a policy file path"),
     "prior_weight": (float, 3.0, "weight of the prior's probability in the root's selection score, added as "
@@ -70,7 +76,7 @@ OPTIONS: dict[str, tuple[type, object, str]] = {
                             "rules); both make the same decisions from the same seed"),
 }
 
-CHOICES = {"leaf": ("fitted", "sizes"), "opponents": ("search", "rollout"), "engine": ("auto", "core", "python")}
+CHOICES = {"leaf": ("fitted", "sizes"), "opponents": ("search", "rollout", "policy"), "engine": ("auto", "core", "python")}
 
 
 class SearchOptionError(ValueError):
@@ -132,9 +138,10 @@ class ISMCTSAgent:
     name = "ismcts"
     reads_state = True  # callers hand it the game state (it sees only what ``sample_hidden`` keeps)
 
-    def __init__(self, game: Game, seed: int | None = None, guide=None, **options):
+    def __init__(self, game: Game, seed: int | None = None, guide=None, opponent_guide=None, **options):
         """``guide``: the policy the ``prior`` option names, already loaded (``agents.load`` builds it), or None.
-        Anything with ``logits(observation)`` guides; the search itself loads nothing."""
+        Anything with ``logits(observation)`` guides; the search itself loads nothing. ``opponent_guide``: the
+        policy ``opponent_policy`` names (an MLP policy file's agent), needed with ``opponents=policy``."""
         # the reference loop below runs on the Python engine (a native state is copied once per decision); the
         # core's twin of it (engine=core) on the compiled core, where states are copied and redrawn in C++
         game = game if game.backend == "python" else Game(game.rules, backend="python")
@@ -149,6 +156,10 @@ class ISMCTSAgent:
         if guide is not None and not callable(getattr(guide, "logits", None)):
             raise SearchOptionError(f"ismcts guide of type {type(guide).__name__} is not a policy: it has no logits()")
         self.guide = guide
+        if (opponent_guide is not None) != (self.options["opponents"] == "policy"):
+            raise SearchOptionError("ismcts option opponents=policy plays the policy opponent_policy names, loaded "
+                                    "by agents.load(spec) (or passed as opponent_guide=); other opponents take none")
+        self.policy_opponent = PolicyOpponent(game, opponent_guide) if opponent_guide is not None else None
         self.rng = np.random.default_rng(seed)
         self.rollout = RolloutPolicy(game)
         self.leaf = fitted_model(game, self.rollout, self.core_game) if self.options["leaf"] == "fitted" else estimate
@@ -259,6 +270,7 @@ class ISMCTSAgent:
         deadline = time.perf_counter() + opts["time"] if opts["time"] > 0 else None
         step, legal_of, rollout, obvious, leaf = g.step, g.legal_actions, self.rollout.choose, self.obvious, self.leaf
         world_of, model = self.world, self.opponent_model()
+        inside = model or (self.policy_opponent.choose if self.policy_opponent is not None else None)
         prior, weight = self.root_prior, opts["prior_weight"]
         first = max(prior, key=prior.get) if prior and weight > 0 else None  # the guide's choice is expanded first
         done = 0
@@ -275,8 +287,8 @@ class ISMCTSAgent:
                 if a is not None and a in acts:
                     step(world, a)
                     continue
-                if model is not None and p != me:
-                    step(world, model(world, acts, rng))
+                if inside is not None and p != me:  # opponents=rollout or policy: no node of theirs
+                    step(world, inside(world, acts, rng))
                     continue
                 if len(path) >= tree_depth:  # deep enough: the rollout policy plays on from here
                     break
@@ -338,9 +350,48 @@ class ISMCTSAgent:
         visits, done = core._core.ismcts_root_visits(
             self.core_game._tables, state._c, self.rng, opts["iterations"], opts["time"], opts["c"],
             opts["rollout_depth"], opts["void_weight"], opts["opponents"] == "rollout", self.leaf_weights, dense,
-            weight, first, opts["tree_depth"])
+            weight, first, opts["tree_depth"], *self._core_opponent())
         self.last_iterations = done
         return {a: v for a, v in enumerate(visits.tolist()) if v}
+
+    def _core_opponent(self) -> tuple:
+        """The core's arguments for ``opponents=policy``: the layers, whether they are ReLU, the layout."""
+        if self.policy_opponent is None:
+            return [], False, None
+        o = self.policy_opponent
+        return o.layers, o.activation == "relu", o.layout
+
+
+class PolicyOpponent:
+    """``opponents=policy``: the other seats' tree decisions by a policy network reading only their own observation.
+
+    The single-observer tree lets an opponent choose by results computed with the searcher's true cards; a policy
+    that reads the opponent's observation cannot see them. It plays its highest-logit legal action (the lowest
+    action among equal ones), the network evaluated in doubles so that the core's twin (``PolicyOpponent`` in
+    uno_env/core/search.cpp) chooses the same.
+    """
+
+    def __init__(self, game: Game, agent):
+        policy = getattr(agent, "policy", None)
+        weights = getattr(policy, "weights", None)
+        activation = getattr(policy, "metadata", {}).get("activation", "tanh") if policy is not None else None
+        if weights is None or getattr(agent, "scorer", None) is not None or activation not in ("tanh", "relu"):
+            raise SearchOptionError("ismcts option opponent_policy must name an actor policy file (an MLP with tanh "
+                                    f"or relu layers), not {type(agent).__name__}")
+        self.layers = [np.asarray(w, dtype=np.float64) for w in weights]
+        self.activation = activation
+        self.encoder = ObservationEncoder(game)
+        self.layout = self.encoder.layout()  # handed to the core's twin, which writes the same rows
+        self.inputs = self.layers[0].shape[0]
+
+    def choose(self, world: State, legal: list[int], rng: np.random.Generator) -> int:
+        h = self.encoder.encode(world, world.current_seat)[:self.inputs].astype(np.float64)
+        last = len(self.layers) // 2 - 1
+        for i in range(last):
+            h = h @ self.layers[2 * i] + self.layers[2 * i + 1]
+            h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
+        z = h @ self.layers[2 * last] + self.layers[2 * last + 1]
+        return max(legal, key=lambda a: (z[a], -a))
 
 
 class RolloutPolicy:

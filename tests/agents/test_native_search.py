@@ -3,11 +3,14 @@ iterations and the same generator position after every search, on every variant 
 
 The reference is agents/search.py's Python loop (``engine=python``); the core's twin (``engine=core``) must match
 it exactly, as the differential harness makes the two engines match."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from agents.search import ISMCTSAgent, SearchOptionError
 from uno_env import Game, core
+from uno_env.observation import ObservationEncoder
 
 from search_tables import TABLES as SEARCH_TABLES  # tests/search_tables.py
 
@@ -32,8 +35,10 @@ def both(game: Game, seed: int, **options) -> tuple[ISMCTSAgent, ISMCTSAgent]:
     return tuple(ISMCTSAgent(game, seed=seed, guide=guide, engine=engine, **options) for engine in ("python", "core"))
 
 
-def assert_alike(game: Game, options: dict, games: int = 2, decisions: int = 40, iterations: int = 24) -> int:
-    """Search every position with a choice of a few seeded games with both loops; the count of positions searched."""
+def assert_alike(game: Game, options: dict, games: int = 2, decisions: int = 40, iterations: int = 24,
+                 make=both) -> int:
+    """Search every position with a choice of a few seeded games with both loops (``make`` builds the pair); the
+    count of positions searched."""
     searched = 0
     for seed in range(games):
         s = game.new_state(seed)
@@ -41,7 +46,7 @@ def assert_alike(game: Game, options: dict, games: int = 2, decisions: int = 40,
         while not s.is_over and s.steps < decisions:
             legal = game.legal_actions(s)
             if len(legal) > 1:
-                reference, twin = both(game, seed * 1000 + s.steps, iterations=iterations, **options)
+                reference, twin = make(game, seed * 1000 + s.steps, iterations=iterations, **options)
                 expected = reference.root_visits(s)
                 assert twin.root_visits(s) == expected, (seed, s.steps, str(s.phase))
                 assert twin.last_iterations == reference.last_iterations == iterations
@@ -176,3 +181,103 @@ def test_the_core_bounds_what_a_huge_option_would_cost():
     for games, rate, message in [(100_001, 0.2, "games"), (-1, 0.2, "games"), (5, 1.5, "sample_rate")]:
         with pytest.raises(ValueError, match=message):
             core._core.leaf_fit_rows(tables, 1, games, rate, rng)
+
+
+
+class ReluPolicy:
+    """An actor policy file's agent in miniature: uneven ReLU layers reading a prefix of the observation (as a
+    layout-1 policy does), enough to exercise every shape the opponents' network may have."""
+
+    def __init__(self, game: Game, inputs: int):
+        rng = np.random.default_rng(3)
+        sizes = [inputs, 24, 17, game.num_actions]
+        weights = []
+        for a, b in zip(sizes, sizes[1:]):
+            weights += [rng.normal(0, 0.5, (a, b)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32)]
+        self.policy = SimpleNamespace(weights=weights, metadata={"activation": "relu"})
+        self.scorer = None
+
+
+def policy_opponents(guide):
+    """A ``make`` for assert_alike: both loops with opponents=policy, the opponents playing ``guide``."""
+    def make(game: Game, seed: int, **options) -> tuple[ISMCTSAgent, ISMCTSAgent]:
+        return tuple(ISMCTSAgent(game, seed=seed, opponent_guide=guide, opponents="policy", engine=engine, **options)
+                     for engine in ("python", "core"))
+    return make
+
+
+@pytest.mark.parametrize("variant,players,rule_options", TABLES)
+def test_policy_opponents_choose_alike_on_every_variant(variant, players, rule_options):
+    """opponents=policy: the core evaluates the opponents' network (the shipped tanh policy, and a ReLU one reading
+    a prefix of the row) and chooses as the reference does."""
+    import agents
+
+    g = Game(variant, players, **rule_options)
+    assert assert_alike(g, {}, games=1, make=policy_opponents(agents.load("pretrained", g, strict_rules=False))) > 10
+    prefix = ObservationEncoder(g).size - 7
+    assert assert_alike(g, {"rollout_depth": 2}, games=1, make=policy_opponents(ReluPolicy(g, prefix))) > 10
+
+
+def test_policy_opponents_cannot_see_the_searchers_cards():
+    """The opponents' choice reads only their own observation: the searcher's hand changed (same size), the same
+    choice; their own hand changed, the network's input changes."""
+    import agents
+    from agents.search import PolicyOpponent
+
+    g = Game("classic", 4, backend="python")
+    opponent = PolicyOpponent(g, agents.load("pretrained", g))
+    s = g.new_state(8)
+    g.step(s, g.legal_actions(s)[0])
+    seat, searcher = s.current_seat, (s.current_seat + 3) % 4
+    legal = g.legal_actions(s)
+    before = opponent.encoder.encode(s, seat)
+    choice = opponent.choose(s, legal, np.random.default_rng(0))
+    held = np.flatnonzero(np.asarray(s.hands[searcher]))
+    unheld = np.flatnonzero(np.asarray(s.hands[searcher]) == 0)
+    s.hands[searcher][held[0]] -= 1
+    s.hands[searcher][unheld[0]] += 1
+    assert np.array_equal(opponent.encoder.encode(s, seat), before)
+    assert opponent.choose(s, legal, np.random.default_rng(0)) == choice
+    s.hands[seat][int(np.flatnonzero(np.asarray(s.hands[seat]) == 0)[0])] += 1
+    assert not np.array_equal(opponent.encoder.encode(s, seat), before)
+
+
+def test_policy_opponents_are_checked():
+    import agents
+    from agents.loader import AgentSpecError
+
+    g = Game("classic", 4)
+    with pytest.raises(SearchOptionError, match="opponents=policy"):
+        ISMCTSAgent(g, opponents="policy")  # no policy handed over
+    with pytest.raises(SearchOptionError, match="opponents=policy"):
+        ISMCTSAgent(g, opponent_guide=agents.load("pretrained", g))  # a policy, but the opponents search
+    with pytest.raises(SearchOptionError, match="opponent_policy"):
+        ISMCTSAgent(g, opponents="policy", opponent_guide=SineGuide(g))  # logits only: no layers to copy
+    with pytest.raises((SearchOptionError, AgentSpecError), match="opponent_policy"):
+        agents.load("ismcts:opponents=policy,opponent_policy=heuristic", g)
+    with pytest.raises(SearchOptionError, match="opponents"):
+        agents.load("ismcts:opponents=oracle", g)
+    loaded = agents.load("ismcts:opponents=policy,opponent_policy=pretrained:classic-4p,iterations=5", g, seed=0)
+    assert loaded.policy_opponent is not None and loaded.core_game is not None
+
+
+def test_the_binding_checks_the_opponents_network():
+    g = Game("classic", 2)
+    s = g.new_state(0)
+    agent = ISMCTSAgent(g, seed=0, iterations=5, engine="core")
+    tables, rng = agent.core_game._tables, np.random.default_rng(0)
+    layout = ObservationEncoder(g).layout()
+    size = layout["size"]
+    good = dict(iterations=5, time=0.0, c=1.0, rollout_depth=2, void_weight=1.0, opponents_rollout=False,
+                leaf_weights=[], prior=[], prior_weight=1.0, first=-1, tree_depth=0, opponent_relu=False)
+    layers = [np.zeros((size, 8)), np.zeros(8), np.zeros((8, g.num_actions)), np.zeros(g.num_actions)]
+    core._core.ismcts_root_visits(tables, s._c, rng, opponent_layers=layers, layout=layout, **good)
+    for bad, message in [(layers[:3], "alternate"), ([np.zeros((size + 1, 8))] + layers[1:], "inputs"),
+                         ([layers[0], np.zeros(9)] + layers[2:], "bias"),
+                         (layers[:2] + [np.zeros((9, g.num_actions)), layers[3]], "inputs"),
+                         (layers[:2] + [np.zeros((8, 5)), np.zeros(5)], "per action"),
+                         ([np.zeros(size)] + layers[1:], "matrix")]:
+        with pytest.raises(ValueError, match=message):
+            core._core.ismcts_root_visits(tables, s._c, rng, opponent_layers=bad, layout=layout, **good)
+    with pytest.raises(ValueError, match="layout"):
+        core._core.ismcts_root_visits(tables, s._c, rng, opponent_layers=layers, **good)

@@ -82,6 +82,21 @@ def test_a_search_prior_cannot_load_a_policy_without_a_folder(tmp_path):
         assert r.status_code == 200, r.text
 
 
+def test_a_searchs_opponent_policy_passes_the_same_rules_as_its_prior(tmp_path):
+    """opponents=policy loads a policy file too: without a folder the server opens none, shipped ones play."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    policy_pair(outside, "p")
+    c = client()
+    for path in (str(outside / "p"), "../outside/p", str(outside / "absent")):
+        r = c.post("/api/games", json={"opponents": [f"ismcts:iterations=5,opponents=policy,opponent_policy={path}"]})
+        refused(r, 400, "this server loads no policy files")
+    assert len(c.app.state.sessions.games) == 0
+    r = c.post("/api/games", json={"opponents": ["ismcts:iterations=5,leaf=sizes,opponents=policy"], "seed": 1})
+    assert r.status_code == 200, r.text
+    assert c.app.state.sessions.get(r.json()["session"]).policies[1].policy_opponent is not None
+
+
 def test_a_search_prior_obeys_the_folder_rules(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -22,6 +22,7 @@
 
 #include "binding.hpp"
 #include "engine.hpp"
+#include "observe.hpp"
 #include "random.hpp"
 #include "sample.hpp"
 
@@ -277,6 +278,47 @@ struct Options {
     std::vector<double> prior;  // per action (the root's legal ones), empty without a guide
 };
 
+// PolicyOpponent (opponents=policy): the other seats' tree decisions by a policy network that reads only the
+// deciding seat's own observation, in doubles as the Python twin computes them.
+struct PolicyOpponent {
+    ObsLayout layout;
+    bool relu = false;
+    std::vector<std::vector<double>> weights, biases;  // weights[i]: inputs x outputs, row-major (numpy's h @ w)
+    std::vector<int> inputs, outputs;
+    std::vector<float> row;
+    std::vector<double> h, next;
+
+    bool active() const { return !weights.empty(); }
+
+    int choose(const State &world, const std::vector<int> &legal) {
+        row.assign(static_cast<std::size_t>(layout.size), 0.0f);
+        encode_row(layout, world, world.current_seat, row.data(), nullptr);
+        h.assign(row.begin(), row.begin() + inputs[0]);  // a layout-1 policy reads the row's prefix
+        const std::size_t last = weights.size() - 1;
+        for (std::size_t i = 0; i < weights.size(); ++i) {
+            const int in = inputs[i], out = outputs[i];
+            const double *w = weights[i].data();
+            // row by row, each output's sum still in input order; the observation's zeros are skipped (most of it)
+            next.assign(static_cast<std::size_t>(out), 0.0);
+            for (int k = 0; k < in; ++k) {
+                const double hk = h[k];
+                if (hk == 0.0) continue;
+                const double *wk = w + static_cast<std::size_t>(k) * out;
+                for (int j = 0; j < out; ++j) next[j] += hk * wk[j];
+            }
+            for (int j = 0; j < out; ++j) {
+                next[j] += biases[i][j];
+                if (i != last) next[j] = relu ? std::max(next[j], 0.0) : std::tanh(next[j]);
+            }
+            h.swap(next);
+        }
+        int best = legal[0];
+        for (int a : legal)  // the highest logit; the lowest action among equal ones
+            if (h[a] > h[best] || (h[a] == h[best] && a < best)) best = a;
+        return best;
+    }
+};
+
 int find_child(const Node &node, int key) {
     for (const auto &kv : node.children)
         if (kv.first == key) return kv.second;
@@ -286,7 +328,7 @@ int find_child(const Node &node, int key) {
 // ISMCTSAgent.root_visits: one search from `source` for its deciding seat; visits per action of the root,
 // and the iterations run.
 int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Options &opts, const LeafModel &leaf,
-                std::vector<long long> &visits) {
+                PolicyOpponent &policy, std::vector<long long> &visits) {
     using clock = std::chrono::steady_clock;
     const int me = source.current_seat, num_actions = g.num_actions;
     RolloutPolicy rollout(g);
@@ -322,6 +364,10 @@ int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Option
             }
             if (opts.opponents_rollout && p != me) {
                 step(g, world, rollout.choose(world, acts, rng));
+                continue;
+            }
+            if (policy.active() && p != me) {  // opponents=policy: in the tree only, the rollouts as before
+                step(g, world, policy.choose(world, acts));
                 continue;
             }
             if (opts.tree_depth > 0 && static_cast<int>(path.size()) >= opts.tree_depth) break;  // the rollout plays on
@@ -386,6 +432,38 @@ int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Option
     return done;
 }
 
+// The opponents' policy from its layers (weights, bias, weights, bias, ...: float64 arrays as numpy's h @ w + b
+// reads them) and the observation layout; every size checked against the next layer, the layout and the actions.
+PolicyOpponent policy_opponent(const Rules &g, const py::list &layers, bool relu, const py::object &layout) {
+    PolicyOpponent policy;
+    if (layers.size() == 0) return policy;
+    auto bad = [](const std::string &why) { return std::invalid_argument("ismcts_root_visits: opponent_layers " + why); };
+    if (layers.size() % 2 != 0 || layers.size() > 32) throw bad("alternate weights and biases, at most 16 layers");
+    if (layout.is_none()) throw bad("need the observation layout (layout=ObservationEncoder.layout())");
+    policy.layout = layout_from(layout.cast<py::dict>(), g);
+    policy.relu = relu;
+    int width = policy.layout.size;
+    for (std::size_t i = 0; i < layers.size(); i += 2) {
+        auto w = py::cast<py::array_t<double, py::array::c_style | py::array::forcecast>>(layers[i]);
+        auto b = py::cast<py::array_t<double, py::array::c_style | py::array::forcecast>>(layers[i + 1]);
+        if (w.ndim() != 2 || b.ndim() != 1 || b.shape(0) != w.shape(1) || w.shape(1) < 1 || w.shape(1) > 4096)
+            throw bad("layer " + std::to_string(i / 2) + " is not a (inputs, outputs) matrix of at most 4,096 "
+                      "outputs with a bias of outputs");
+        const int in = static_cast<int>(w.shape(0)), out = static_cast<int>(w.shape(1));
+        if (i == 0 ? (in < 1 || in > width) : in != width)
+            throw bad("layer " + std::to_string(i / 2) + " reads " + std::to_string(in) + " inputs where " +
+                      std::to_string(width) + " are given");
+        policy.weights.emplace_back(w.data(), w.data() + w.size());
+        policy.biases.emplace_back(b.data(), b.data() + b.size());
+        policy.inputs.push_back(in);
+        policy.outputs.push_back(out);
+        width = out;
+    }
+    if (width != g.num_actions)
+        throw bad("end in " + std::to_string(width) + " outputs, not one per action (" + std::to_string(g.num_actions) + ")");
+    return policy;
+}
+
 }  // namespace
 }  // namespace uno
 
@@ -395,7 +473,8 @@ void bind_search(py::module_ &m) {
         "ismcts_root_visits",
         [](const Rules &g, const CoreState &source, py::object generator, int iterations, double time, double c,
            int rollout_depth, double void_weight, bool opponents_rollout, std::vector<double> leaf_weights,
-           std::vector<double> prior, double prior_weight, int first, int tree_depth) {
+           std::vector<double> prior, double prior_weight, int first, int tree_depth, py::list opponent_layers,
+           bool opponent_relu, py::object layout) {
             check_shapes(g, source.s);
             if (iterations < 1) throw std::invalid_argument("ismcts_root_visits: iterations must be >= 1");
             if (rollout_depth < 1) throw std::invalid_argument("ismcts_root_visits: rollout_depth must be >= 1");
@@ -419,8 +498,9 @@ void bind_search(py::module_ &m) {
             opts.tree_depth = tree_depth;
             KindIndex kinds(g);
             LeafModel leaf{kinds, std::move(leaf_weights), {}};
+            PolicyOpponent policy = policy_opponent(g, opponent_layers, opponent_relu, layout);
             std::vector<long long> visits;
-            int done = root_visits(g, source.s, bitgen_of(generator), opts, leaf, visits);
+            int done = root_visits(g, source.s, bitgen_of(generator), opts, leaf, policy, visits);
             py::array_t<long long> out(static_cast<py::ssize_t>(visits.size()));
             std::copy(visits.begin(), visits.end(), out.mutable_data());
             return py::make_tuple(out, done);
@@ -428,6 +508,7 @@ void bind_search(py::module_ &m) {
         py::arg("rules"), py::arg("source"), py::arg("generator"), py::arg("iterations"), py::arg("time"),
         py::arg("c"), py::arg("rollout_depth"), py::arg("void_weight"), py::arg("opponents_rollout"),
         py::arg("leaf_weights"), py::arg("prior"), py::arg("prior_weight"), py::arg("first"), py::arg("tree_depth") = 0,
+        py::arg("opponent_layers") = py::list(), py::arg("opponent_relu") = false, py::arg("layout") = py::none(),
         "agents/search.py's ISMCTSAgent.root_visits in the core: (the visits of each of the deciding seat's "
         "actions at the root, the iterations run), drawing from `generator` as the Python search does.");
     m.def(

@@ -1,0 +1,228 @@
+"""Expert iteration at native speed: the search labels, a policy learns, the search uses the policy as prior.
+
+For each table (``classic-2p`` ... ``attack-4p``), ``ROUNDS`` rounds:
+
+1. **label**: ``GAMES`` games of the round's teacher against ``OPPONENTS`` (``train/ppo/distill.py``'s
+   ``label``: the teacher's searched decisions, its root visit shares as the policy target, the seat's
+   result as the value target). Round 1's teacher is ``ismcts:iterations=ITERATIONS``; round *r* > 1
+   searches with round *r - 1*'s policy as its prior (``prior=<policy>``). The search runs in the compiled
+   core (``ismcts:engine=auto``), which is what makes the labels cheap: about 15 games a second a core
+   at 1,000 iterations in Classic.
+2. **learn**: a fresh network (``HIDDEN``) fitted to every round's labels so far (``distill.fit``: the
+   actor to the visit shares, the critic to the results, 5% of the games held out), exported as a
+   policy file under ``runs/expert-iteration/<table>/round-<r>/policy``.
+3. **measure**: on the validation deals (``--seed 700000``, which no shipped agent was chosen on by this
+   tool and no labelled game uses), the policy against ``heuristic`` and head to head against the shipped
+   policy of the table (at four players, one new seat against three shipped ones: parity 25%), both
+   seat-rotated by ``uno-env eval``.
+
+Each table's rounds are written to ``docs/results/expert-iteration.json`` as they finish (a rerun skips
+the rounds already there and reuses labelled chunks). Which candidate replaces a shipped specialist is
+decided afterwards, by ``compare`` (head to head on the validation deals with the whole interval above
+parity, then the benchmark suite), never by this script.
+
+Usage::
+
+    python docs/results/tools/expert_iteration.py run classic-2p flip-4p ...   # one process, in order
+    python docs/results/tools/expert_iteration.py run-from-shipped flip-2p      # one network, from the shipped one
+    python docs/results/tools/expert_iteration.py table                         # the Markdown table
+    python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import zlib
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+sys.path.insert(0, ROOT)
+
+OUT = os.path.join(ROOT, "docs", "results", "expert-iteration.json")
+RUNS = os.path.join(ROOT, "runs", "expert-iteration")
+TABLES = [f"{v}-{n}p" for n in (2, 4) for v in ("classic", "alphabet", "xiangqi", "flex", "flip", "attack")]
+ROUNDS = 2
+GAMES = int(os.environ.get("EI_GAMES", 4000))  # labelled games per round
+ITERATIONS = 1000       # the teacher's search iterations per decision
+HIDDEN = [256, 256]
+EPOCHS = 15
+OPPONENTS = {"heuristic": 0.9, "greedy": 0.1}
+LABEL_SEED = 2_000_000  # round r deals games from LABEL_SEED * r + i: far from every evaluation's deals
+WARM_EPOCHS = 4             # from the shipped policy: a few quieter passes, so it moves toward the teacher from
+WARM_LEARNING_RATE = 0.0003  # where it is rather than starting over
+VALIDATION_SEED = 700000
+VALIDATION_GAMES = 2000
+
+
+def key(table: str, warm: bool) -> str:
+    """The name a run is filed under: the table, with ``+shipped`` when it starts from the shipped policy."""
+    return f"{table}+shipped" if warm else table
+
+
+def teacher_spec(table: str, r: int, warm: bool) -> str:
+    spec = f"ismcts:iterations={ITERATIONS}"
+    if r == 1:
+        return f"{spec},prior=pretrained:{table}" if warm else spec
+    return f"{spec},prior={policy_path(key(table, warm), r - 1)}"
+
+
+def policy_path(name: str, r: int) -> str:
+    return os.path.relpath(os.path.join(RUNS, name, f"round-{r}", "policy"), ROOT)
+
+
+def config(table: str, r: int, warm: bool = False, net_arch: list[int] | None = None):
+    from train.config import TrainConfig
+
+    variant, n = table.rsplit("-", 1)
+    return TrainConfig.from_dict({
+        "algo": "ppo", "variant": variant, "num_players": int(n[:-1]), "seed": LABEL_SEED * r,
+        "total_timesteps": 1, "net_arch": net_arch or HIDDEN, "opponents": OPPONENTS,
+        "teacher": teacher_spec(table, r, warm), "teacher_games": GAMES,
+        "teacher_epochs": WARM_EPOCHS if warm else EPOCHS,
+        "teacher_learning_rate": WARM_LEARNING_RATE if warm else 0.001, "batch_size": 1024,
+        "out_dir": "runs", "run_name": table})
+
+
+def evaluate(table: str, agents: list[str], games: int, seed: int) -> dict:
+    """``uno-env eval`` (seat-rotated) of ``agents``; the first agent's wins, games and 95% interval."""
+    variant, n = table.rsplit("-", 1)
+    out = os.path.join(RUNS, table, "eval", f"{zlib.crc32(repr((agents, games, seed)).encode()):08x}")
+    cmd = [os.path.join(os.path.dirname(sys.executable), "uno-env"), "eval", "--variant", variant,
+           "--players", n[:-1], "--agents", *agents, "--games", str(games), "--seed", str(seed), "--out", out]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as fh:
+        first = json.load(fh)["agents"][0]
+    return {"wins": first["wins"], "games": first["games"], "win_rate": round(first["win_rate"], 4),
+            "ci95": [round(x, 4) for x in first["win_rate_ci95"]]}
+
+
+def load_results() -> dict:
+    if not os.path.exists(OUT):
+        return {}
+    with open(OUT, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def save_round(table: str, record: dict) -> None:
+    results = load_results()  # read again: another process may have written its table meanwhile
+    rounds = results.setdefault(table, [])
+    rounds[:] = [x for x in rounds if x["round"] != record["round"]] + [record]
+    rounds.sort(key=lambda x: x["round"])
+    tmp = OUT + f".{os.getpid()}.tmp"
+    order = {name: (TABLES.index(name.split("+")[0]), name) for name in results}
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(dict(sorted(results.items(), key=lambda kv: order[kv[0]])), fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, OUT)
+
+
+def run_table(table: str, warm: bool = False) -> None:
+    """Every round of one table: fresh networks, or (``warm``) one network that starts as the shipped policy and
+    keeps learning round after round, the first round's search guided by the shipped policy."""
+    import torch
+
+    from agents.policy_file import PolicyFile
+    from agents.loader import pretrained_path
+    from train import atomic
+    from train.export import policy_file_from_linears
+    from train.ppo import distill
+    from train.ppo.checkpoint import load_actor
+    from train.ppo.network import build_network
+    from uno_env import Game
+    from uno_env.observation import ObservationEncoder
+
+    torch.set_num_threads(1)
+    name = key(table, warm)
+    done = {x["round"] for x in load_results().get(name, [])}
+    shipped = f"pretrained:{table}"
+    start = PolicyFile.read(pretrained_path(table)) if warm else None
+    hidden = list(start.metadata["layers"])[1:-1] if warm else HIDDEN
+    data: list[dict] = []
+    net = None
+    for r in range(1, ROUNDS + 1):
+        cfg = config(table, r, warm, hidden)
+        game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+        began = time.perf_counter()
+        labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), 1, progress=False)
+        labelled = time.perf_counter() - began
+        labels["game"] = labels["game"] + r * 10**7  # distinct games across rounds (the held-out split is by game)
+        data.append(labels)
+        if r in done and os.path.exists(policy_path(name, r) + ".npz"):
+            if warm:  # the next round goes on from this round's network
+                net = build_network(ObservationEncoder(game).size, game.num_actions, hidden)
+                load_actor(net, PolicyFile.read(policy_path(name, r)), name, cfg, game)
+            continue
+        merged = {k: np.concatenate([d[k] for d in data]) for k in data[0]}
+        torch.manual_seed(cfg.seed)
+        if net is None or not warm:
+            net = build_network(ObservationEncoder(game).size, game.num_actions, hidden)
+            if warm:
+                load_actor(net, start, shipped, cfg, game)
+        began = time.perf_counter()
+        fit = distill.fit(net, merged, cfg, np.random.default_rng([cfg.seed, 1]),
+                          os.path.join(RUNS, name, f"round-{r}", "fit.csv"))
+        fitted = time.perf_counter() - began
+        policy = policy_file_from_linears(net.exported_actor(), game, 0, None, cfg.to_dict(),
+                                          table_sizes=[cfg.num_players])
+        atomic.save_policy(policy, os.path.join(ROOT, policy_path(name, r)))
+        n = cfg.num_players
+        record = {
+            "round": r, "start": shipped if warm else "fresh", "teacher": cfg.teacher, "labelled_games": GAMES,
+            "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
+            "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
+            "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+            "vs_heuristic": evaluate(table, [policy_path(name, r)] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
+                                     VALIDATION_SEED),
+            "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
+                                             VALIDATION_SEED),
+            "vs_shipped": evaluate(table, [policy_path(name, r)] + [shipped] * (n - 1), VALIDATION_GAMES,
+                                   VALIDATION_SEED),
+        }
+        save_round(name, record)
+        print(name, json.dumps(record), flush=True)
+
+
+def ship(name: str, r: int) -> None:
+    """Copy round ``r``'s policy of run ``name`` (``<table>`` or ``<table>+shipped``) to ``agents/pretrained/<table>``,
+    its metadata naming the table (the name ``pretrained`` looks the specialist up by) and how it was made."""
+    from agents.policy_file import PolicyFile
+    from train import atomic
+
+    table = name.split("+")[0]
+    policy = PolicyFile.read(os.path.join(ROOT, policy_path(name, r)))
+    policy.metadata["config"]["run_name"] = table
+    policy.metadata["made_by"] = (f"expert iteration, round {r} of docs/results/tools/expert_iteration.py "
+                                  "(docs/results/expert-iteration.md)")
+    atomic.save_policy(policy, os.path.join(ROOT, "agents", "pretrained", table))
+
+
+def table() -> None:
+    def cell(x: dict) -> str:
+        lo, hi = x["ci95"]
+        return f"{100 * x['win_rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}%)"
+
+    print("| table | round | labelled decisions (all rounds) | agrees with the teacher | vs `heuristic` | shipped vs "
+          "`heuristic` | head to head vs shipped |")
+    print("|---|---|---|---|---|---|---|")
+    for name, rounds in load_results().items():
+        for x in rounds:
+            print(f"| {name} | {x['round']} | {x['fitted_on']:,} | {100 * x['held_out_top_action_agreement']:.0f}% | "
+                  f"{cell(x['vs_heuristic'])} | {cell(x['shipped_vs_heuristic'])} | {cell(x['vs_shipped'])} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "table":
+        table()
+    elif len(sys.argv) == 4 and sys.argv[1] == "ship" and sys.argv[2].split("+")[0] in TABLES:
+        ship(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped"):
+        for name in sys.argv[2:]:
+            if name not in TABLES:
+                sys.exit(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+            run_table(name, warm=sys.argv[1] == "run-from-shipped")
+    else:
+        sys.exit(__doc__)
