@@ -276,7 +276,9 @@ def test_the_binding_checks_the_opponents_network():
                          ([layers[0], np.zeros(9)] + layers[2:], "bias"),
                          (layers[:2] + [np.zeros((9, g.num_actions)), layers[3]], "inputs"),
                          (layers[:2] + [np.zeros((8, 5)), np.zeros(5)], "per action"),
-                         ([np.zeros(size)] + layers[1:], "matrix")]:
+                         ([np.zeros(size)] + layers[1:], "matrix"),
+                         (layers[:2] + [np.zeros((8, 4096)), np.zeros(4096)] + [np.zeros((4096, 4096)), np.zeros(4096)]
+                          + layers[2:], "weights in all")]:
         with pytest.raises(ValueError, match=message):
             core._core.ismcts_root_visits(tables, s._c, rng, opponent_layers=bad, layout=layout, **good)
     with pytest.raises(ValueError, match="layout"):

@@ -443,6 +443,7 @@ PolicyOpponent policy_opponent(const Rules &g, const py::list &layers, bool relu
     policy.layout = layout_from(layout.cast<py::dict>(), g);
     policy.relu = relu;
     int width = policy.layout.size;
+    std::size_t total = 0;  // weights in all: a policy file's network is far smaller than this cap (64 MB of doubles)
     for (std::size_t i = 0; i < layers.size(); i += 2) {
         auto w = py::cast<py::array_t<double, py::array::c_style | py::array::forcecast>>(layers[i]);
         auto b = py::cast<py::array_t<double, py::array::c_style | py::array::forcecast>>(layers[i + 1]);
@@ -453,6 +454,8 @@ PolicyOpponent policy_opponent(const Rules &g, const py::list &layers, bool relu
         if (i == 0 ? (in < 1 || in > width) : in != width)
             throw bad("layer " + std::to_string(i / 2) + " reads " + std::to_string(in) + " inputs where " +
                       std::to_string(width) + " are given");
+        total += static_cast<std::size_t>(w.size());
+        if (total > (std::size_t{1} << 23)) throw bad("hold more than 8,388,608 weights in all");
         policy.weights.emplace_back(w.data(), w.data() + w.size());
         policy.biases.emplace_back(b.data(), b.data() + b.size());
         policy.inputs.push_back(in);
