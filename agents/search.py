@@ -47,6 +47,7 @@ from uno_env.observation import ObservationEncoder
 from uno_env.state import Phase, State
 
 from .leaf_value import KindIndex, LeafModel, estimate, fitted_model
+from .policy_file import ACTIVATIONS
 
 #: name: (type, default, meaning) of every option of the spec.
 OPTIONS: dict[str, tuple[type, object, str]] = {
@@ -375,11 +376,12 @@ class PolicyOpponent:
         policy = getattr(agent, "policy", None)
         weights = getattr(policy, "weights", None)
         activation = getattr(policy, "metadata", {}).get("activation", "tanh") if policy is not None else None
-        if weights is None or getattr(agent, "scorer", None) is not None or activation not in ("tanh", "relu"):
+        if weights is None or getattr(agent, "scorer", None) is not None or activation not in ACTIVATIONS:
             raise SearchOptionError("ismcts option opponent_policy must name an actor policy file (an MLP with tanh "
                                     f"or relu layers), not {type(agent).__name__}")
         self.layers = [np.asarray(w, dtype=np.float64) for w in weights]
-        self.activation = activation
+        self.activation = activation  # its name, for the core's twin (which has tanh and relu: ACTIVATIONS' two)
+        self.squash = ACTIVATIONS[activation]
         self.encoder = ObservationEncoder(game)
         self.layout = self.encoder.layout()  # handed to the core's twin, which writes the same rows
         self.inputs = self.layers[0].shape[0]
@@ -389,7 +391,7 @@ class PolicyOpponent:
         last = len(self.layers) // 2 - 1
         for i in range(last):
             h = h @ self.layers[2 * i] + self.layers[2 * i + 1]
-            h = np.maximum(h, 0.0) if self.activation == "relu" else np.tanh(h)
+            h = self.squash(h)
         z = h @ self.layers[2 * last] + self.layers[2 * last + 1]
         return max(legal, key=lambda a: (z[a], -a))
 

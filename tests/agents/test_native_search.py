@@ -183,7 +183,6 @@ def test_the_core_bounds_what_a_huge_option_would_cost():
             core._core.leaf_fit_rows(tables, 1, games, rate, rng)
 
 
-
 class ReluPolicy:
     """An actor policy file's agent in miniature: uneven ReLU layers reading a prefix of the observation (as a
     layout-1 policy does), enough to exercise every shape the opponents' network may have."""
