@@ -232,7 +232,8 @@ class Sb3Settings:
 class NativePpoSettings:
     """``algo: ppo``: the native PPO over batched games (``train/ppo/trainer.py``)."""
 
-    CHECKS = ("check_table_sizes", "check_games_per_collector", "check_teacher", "check_hidden_card_features")
+    CHECKS = ("check_table_sizes", "check_games_per_collector", "check_teacher", "check_hidden_card_features",
+              "check_segments")
 
     num_games: int = setting(128, low=1, most=100_000)
     """(ppo) Games stepped together; one forward pass answers every learner seat deciding in them. 128
@@ -248,6 +249,16 @@ class NativePpoSettings:
     """(ppo) Run each PPO update in a second process (``train/ppo/updater.py``) while the next batch is
     collected with the weights from before it, so the games and the update use two cores at once. The
     price is one update of policy lag; the same seed still gives the same run (a fixed schedule)."""
+    segment_every: int = setting(0, low=0, note="0: one segment; --resume continues from the last checkpoint",
+                                 exclusive="only the native PPO reads it (the value learners: checkpoint_every)")
+    """(ppo) Learner decisions per segment, so an interrupted run resumes exactly: at the first update at
+    or past each segment's end the learner writes its checkpoint and starts its games afresh, dealt,
+    seated and sampled from the seed and the decision count, as a run resumed from that checkpoint
+    starts them; the same seed then gives the same policy whether or not the run was interrupted (on
+    the same machine and torch threads). Only segment ends are checkpointed (an interruption inside a
+    segment resumes from its start); not with ``overlap_update``. 0: one segment, checkpoints at every
+    ``eval_every``, and a resumed run learns from newly dealt games (close to, not the same as, the
+    uninterrupted run)."""
     update_bfloat16: bool = setting(False, exclusive="only the native PPO's update has it")
     """(ppo) Compute the PPO update's forward pass and loss under bfloat16 autocast (the matrix products in
     bfloat16, 8-bit mantissas); off: float32. Measured by ``uno-env bench train`` (docs/speed.md); its
@@ -325,6 +336,13 @@ class NativePpoSettings:
         if self.num_games < max(self.collector_workers, 1) * len(self.player_counts):
             raise ConfigError(f"num_games = {short_repr(self.num_games)} is fewer than one game per table size "
                               f"per collector")
+
+    def check_segments(self) -> None:
+        """Segments need the update inside the loop: an overlapped update would straddle a segment's end."""
+        if self.segment_every and self.overlap_update:
+            raise ConfigError(f"{self.LABEL} 'segment_every' and 'overlap_update' cannot both be set: an overlapped "
+                              "update runs while the next batch is collected, across the segment's end; set "
+                              "overlap_update: false, or segment_every: 0")
 
     def check_teacher(self) -> None:
         """The teacher is a search agent spec with valid options, and not given together with ``init_from``."""
@@ -484,7 +502,7 @@ class TrainConfig(ValueLearnerSettings, DmcSettings, NfspSettings, DqnSettings, 
 #: Settings added after runs recorded their configs, with the value every run before them trained with. A run's
 #: identity (``uno-env benchmark --train``'s protocol.json, ``uno-env exploit``'s exploit-plan.json) leaves them
 #: out at that value (``without_later_settings``), so a run recorded before they existed still resumes.
-LATER_SETTINGS = {"vf_coef": 0.5, "ppo_max_grad_norm": 0.5}
+LATER_SETTINGS = {"vf_coef": 0.5, "ppo_max_grad_norm": 0.5, "segment_every": 0}
 
 
 def without_later_settings(config: dict) -> dict:

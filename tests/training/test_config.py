@@ -16,7 +16,8 @@ from uno_env.errors import short_repr
 #: breaks resuming older runs and comparing policy files with their configs.
 TRAIN_KEYS = {
     "algo", "variant", "num_players", "rule_options", "seed", "total_timesteps", "n_envs", "num_games", "table_sizes",
-    "collector_workers", "overlap_update", "torch_threads", "ray_collectors", "truncation_reward", "self_play_games",
+    "collector_workers", "overlap_update", "segment_every", "torch_threads", "ray_collectors", "truncation_reward",
+    "self_play_games",
     "n_steps", "batch_size", "n_epochs", "learning_rate", "gamma", "gae_lambda", "clip_range", "ent_coef", "net_arch",
     "vf_coef", "ppo_max_grad_norm", "opponents", "teacher", "teacher_games", "teacher_epochs", "teacher_learning_rate", "teacher_workers",
     "init_from", "privileged_critic", "hand_prediction_coef", "oracle_guiding_steps", "critic_warmup_steps",

@@ -49,6 +49,7 @@ class _Table:
     def __init__(self, rules, num_games: int, specs: list[str], seed: int):
         self.games = CountedGames(num_games, rules=rules)  # the learner's seats (roles -1) marked as it is seated
         self.n = self.games.num_players
+        self.specs = specs
         self.pool = [load_agent(spec, self.games.game, seed=seed + i) for i, spec in enumerate(specs)]
         self.roles = np.full((num_games, self.n), -1, dtype=np.int64)  # -1: the learner; k: opponent k
         self.actions = np.zeros(num_games, dtype=np.int64)
@@ -78,9 +79,16 @@ class Collector:
         self.snapshots = [PolicyAgent(p, deterministic=False, seed=seed + i) for i, p in enumerate(policies)]
 
     def reset(self, seed: int, steps: int = 0) -> Request:
-        """Deal every game (table ``t``'s game ``i`` from ``seed + 1_000_000 * t + i``) and seat the league."""
+        """Deal every game (table ``t``'s game ``i`` from ``seed + 1_000_000 * t + i``) and seat the league.
+
+        A run cut into segments (``cfg.segment_every``) also seeds its opponents afresh from the decision
+        count past its first segment, so the segment plays alike whether or not the run was resumed there."""
         self.rng = np.random.default_rng([self.cfg.seed, self.index, steps])
         for t, table in zip(self.table_ids, self.tables):
+            if self.cfg.segment_every and steps:
+                seeds = [int(np.random.SeedSequence([self.cfg.seed, self.index, t, i, steps]).generate_state(1)[0])
+                         for i in range(len(table.specs))]
+                table.pool = [load_agent(spec, table.games.game, seed=s) for spec, s in zip(table.specs, seeds)]
             table.seat, table.obs, table.mask = table.games.reset(seed=seed + 1_000_000 * t)
             for i in range(table.games.num_games):
                 self._deal_roles(table, i)

@@ -40,6 +40,9 @@ class AddOn:
     def start(self, learner) -> None:
         """Once, before the first collection; ``learner.steps`` is where the run starts (``trainer.Learner``)."""
 
+    def new_segment(self, learner) -> None:
+        """At each segment's start after the first (``cfg.segment_every``): reseed as a run resumed there starts."""
+
     def actor_rows(self, collector: int, rows: np.ndarray, steps: int) -> np.ndarray:
         """The rows the actor reads, and the update learns from, when it answers ``collector``."""
         return rows
@@ -129,6 +132,8 @@ class OracleGuiding(AddOn):
     def start(self, learner) -> None:
         """One generator per collector draws which floats the actor sees (seeded by where the run starts)."""
         self.rngs = [np.random.default_rng([self.cfg.seed, j, learner.steps, 1]) for j in range(len(learner.shares))]
+
+    new_segment = start
 
     def actor_rows(self, collector: int, rows: np.ndarray, steps: int) -> np.ndarray:
         """The rows with the actor's copy of the block appended, each float kept with ``cfg.oracle_keep(steps)``."""

@@ -142,3 +142,17 @@ def save(net, optimiser, steps: int, path: str) -> None:
     atomic.remove_orphans(os.path.dirname(path))  # what a killed earlier write left (train/atomic.py)
     with atomic.atomic_open(path, "wb", encoding=None) as fh:
         torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(), "steps": steps}, fh)
+
+
+def saved_steps(path: str) -> int | None:
+    """The decision count a native checkpoint was saved at, or None when there is none or it cannot be read."""
+    import torch
+
+    if not os.path.isfile(path):
+        return None
+    try:
+        steps = torch.load(path, map_location="cpu", weights_only=True)["steps"]
+        return int(steps) if not isinstance(steps, bool) and int(steps) >= 0 else None
+    except (RuntimeError, KeyError, ValueError, TypeError, EOFError, OSError, pickle.UnpicklingError,
+            AttributeError, IndexError):
+        return None

@@ -49,6 +49,13 @@ class Rollout:
         for j in range(len(self.collectors)):
             self._receive(j)
 
+    def restart(self, trajectories, snapshots: list, steps: int) -> None:
+        """A new segment (``cfg.segment_every``): the games in progress and their requests dropped, the
+        trajectories replaced by ``trajectories`` (empty), every game dealt again as ``start`` deals it."""
+        self.trajectories, self.held = trajectories, {}
+        self.counts = [0] * len(self.collectors)
+        self.start(snapshots, steps)
+
     def collect(self, act, n_steps: int, stop) -> None:
         """``n_steps`` batched steps per collector (fewer after Ctrl-C); ``act(j, request)`` answers collector ``j``."""
         budget = [n_steps] * len(self.collectors)

@@ -150,8 +150,7 @@ class Learner:
         self.began = time.perf_counter()  # the time limit counts the distillation too
 
         # -- seeding
-        self.rng = np.random.default_rng(cfg.seed)  # the minibatches' order
-        torch.manual_seed(cfg.seed)
+        torch.manual_seed(cfg.seed)  # the fresh network's weights (the minibatches' order: _seed_segment)
 
         # -- the add-ons, the network they size, the optimiser, and where they start
         self.addons = addons_for(cfg, self.game, fresh=resume is None)
@@ -167,16 +166,27 @@ class Learner:
         # so the actions do not depend on which collector is answered first
         self.sizes = cfg.player_counts
         self.shares = split_games(cfg, max(cfg.ray_collectors if on_ray else cfg.collector_workers, 1))
-        self.samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, self.steps])
-                                                           .generate_state(1)[0])) for j in range(len(self.shares))]
-        self.trajectories = Trajectories(cfg.gamma, cfg.gae_lambda,
-                                         [list(zip(share, self.sizes)) for share in self.shares])
+        self._seed_segment()
         kind = "ray" if on_ray else "process" if cfg.collector_workers else "local"
         self.rollout = Rollout(cfg, kind, self.trajectories, len(self.shares), tally)
         self.updater: UpdaterProcess | None = None  # the overlapped update's process (cfg.overlap_update)
         self.pending: Update | None = None          # the update it is running
         self.stop = StopRequest()
         # the progress bar, TensorBoard and the schedule start in run(), after the add-ons' start
+
+    def _seed_segment(self) -> None:
+        """The generators and the (empty) trajectories a run starts with, from the seed and the decision count;
+        with ``cfg.segment_every`` also where the segment starting here ends."""
+        import torch
+
+        cfg = self.cfg
+        self.rng = np.random.default_rng([cfg.seed, self.steps]) if self.steps else np.random.default_rng(cfg.seed)
+        self.samplers = [torch.Generator().manual_seed(int(np.random.SeedSequence([cfg.seed, j, self.steps])
+                                                           .generate_state(1)[0])) for j in range(len(self.shares))]
+        self.trajectories = Trajectories(cfg.gamma, cfg.gae_lambda,
+                                         [list(zip(share, self.sizes)) for share in self.shares])
+        every = cfg.segment_every
+        self.segment_end = (self.steps // every + 1) * every if every else None
 
     def _network_args(self) -> tuple:
         """``build_network``'s arguments: the observation, the actions, the hidden layers and the add-ons' sizes."""
@@ -203,7 +213,6 @@ class Learner:
                 # a checkpoint written by this trainer never fails here: say it is damaged, briefly
                 raise ConfigError(f"--resume {resume}: {self.ckpt_path} is damaged: "
                                   f"{short_repr(str(exc), 200)}") from None
-            self.rng = np.random.default_rng([cfg.seed, self.steps])
             # the pool as it was at that step
             self.snapshots = [PolicyFile.read(path) for path in
                               run_dirs.pool_snapshots(self.run_dir, self.steps, cfg.max_snapshots)]
@@ -228,6 +237,8 @@ class Learner:
                     batch = self.collect()
                     if batch is not None:
                         self.update(batch)
+                        if self.segment_end is not None and self.steps >= self.segment_end and not self._done():
+                            self.new_segment()
                 self._take_last_update()
             except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
                 self.stop.requested = True
@@ -295,6 +306,16 @@ class Learner:
             self.updater = UpdaterProcess(self.cfg, self.net_args, self.net, self.optimiser, self.rng,
                                           overlapped_threads)
         self.rollout.start(self.snapshots, self.steps)
+
+    def new_segment(self) -> None:
+        """A segment ended (``cfg.segment_every``): checkpoint, then start the next one as a run resumed from that
+        checkpoint starts it: the games in progress dropped, every game dealt and seated, every generator
+        seeded, from the seed and the decision count."""
+        self.checkpoint()
+        self._seed_segment()
+        for addon in self.addons:
+            addon.new_segment(self)
+        self.rollout.restart(self.trajectories, self.snapshots, self.steps)
 
     def _done(self) -> bool:
         """Whether to stop: the budget reached (counting the update in flight), Ctrl-C, or the time limit."""
@@ -392,7 +413,8 @@ class Learner:
             if self.board is not None:
                 for opp, r in result.items():
                     self.board.add_scalar(f"eval/win_rate_{opp}", r["win_rate"], self.steps)
-            self.checkpoint()
+            if self.segment_end is None:  # a run in segments checkpoints at their ends only
+                self.checkpoint()
 
     def _log(self, update: Update) -> None:
         """One line of ``progress.csv`` and the TensorBoard scalars of an update; the league's tally starts again."""
@@ -466,7 +488,8 @@ class Learner:
         """A last checkpoint, the final evaluation (not after Ctrl-C: the user wants the prompt back) and the export."""
         interrupted = self.stop.requested
         seconds = time.perf_counter() - self.start
-        self.checkpoint()
+        if self.segment_end is None or self.steps >= self.cfg.total_timesteps:
+            self.checkpoint()  # (a run in segments stopped inside one resumes from the segment's start)
         evaluation = {}
         if not interrupted:
             try:
