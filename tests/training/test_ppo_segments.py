@@ -85,3 +85,29 @@ def test_segments_and_an_overlapped_update_are_refused_in_one_line(tmp_path):
         _config(tmp_path, overlap_update=True)
     with pytest.raises(ConfigError, match="segment_every"):
         _config(tmp_path, algo="dqn", net_arch=[32], opponents={"random": 1.0})
+
+
+def test_ctrl_c_inside_a_segment_says_where_the_run_resumes_from(tmp_path, monkeypatch, capsys):
+    import yaml
+
+    from tiny_configs import cut_at  # tests/tiny_configs.py
+    from train.app import train_command
+    from train.app.cli import main
+
+    config = tmp_path / "segments.yaml"
+    config.write_text(yaml.safe_dump({**SEGMENTED, "out_dir": str(tmp_path / "runs"), "run_name": "cut"}),
+                      encoding="utf-8")
+    run = tmp_path / "runs" / "cut"
+    real = train_command.train_algorithm
+    # Ctrl-C inside the first segment: no checkpoint yet, so nothing to resume
+    monkeypatch.setattr(train_command, "train_algorithm", cut_at(real, 500, KeyboardInterrupt))
+    assert main(["train", "--config", str(config), "--no-progress"]) == 130
+    out = capsys.readouterr().out
+    assert "no checkpoint yet" in out and "resume with" not in out and (run / "policy.npz").exists()
+    # inside the third: the checkpoint of the second segment's end, and the command that resumes from it
+    monkeypatch.setattr(train_command, "train_algorithm", cut_at(real, 2_300, KeyboardInterrupt))
+    assert main(["train", "--config", str(config), "--no-progress", "--fresh"]) == 130
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("train: interrupted at step"))
+    assert "its last checkpoint, at the segment's end at step 2," in line and str(run / "checkpoints") in line
+    assert out.strip().splitlines()[-1].startswith("train: resume with:")

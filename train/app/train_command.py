@@ -131,12 +131,13 @@ def run(args) -> int:
                                   progress_interval=getattr(args, "progress_interval", DEFAULT_INTERVAL),
                                   ray_address=ray_address)
     except Interrupted as stop:
-        if "checkpoint" in stop.trained.summary:  # the trainer saved a checkpoint and its policy on its way out
+        if "checkpoint" in stop.trained.summary:  # the trainer saved its policy (and a checkpoint) on its way out
             summary = _summary(stop.trained, run_dir)
             print(format_table(summary))
             print(f"train: interrupted at step {summary['timesteps']:,} of {summary['planned_timesteps']:,}; "
-                  f"saved {summary['checkpoint']} and {run_dir}/policy.npz")
-            print(f"train: resume with: {resume_command(args, run_dir)}")
+                  + _checkpoint_left(summary, run_dir))
+            if summary["checkpoint"] is not None:
+                print(f"train: resume with: {resume_command(args, run_dir)}")
         else:
             print(_interrupted(cfg, run_dir, reported[0], algorithm), flush=True)
         return EXIT_INTERRUPTED
@@ -156,6 +157,19 @@ def _summary(trained: Trained, run_dir: str) -> dict:
                "planned_timesteps": trained.reported, **trained.summary, "run_dir": run_dir}
     summary.setdefault("samples_per_second", summary["trained_timesteps"] / max(summary["seconds"], 1e-9))
     return summary
+
+
+def _checkpoint_left(summary: dict, run_dir: str) -> str:
+    """What the native PPO left after Ctrl-C: its policy, and its checkpoint (a run in segments keeps the last
+    segment end's, or has none yet)."""
+    policy = f"{run_dir}/policy.npz"
+    at = summary.get("checkpoint_at", summary["timesteps"])
+    if summary["checkpoint"] is None:
+        return (f"saved {policy}; no checkpoint yet (a run in segments writes one at each segment's end, every "
+                f"segment_every decisions), so train again to start over")
+    if at != summary["timesteps"]:
+        return f"saved {policy}; its last checkpoint, at the segment's end at step {at:,}, is {summary['checkpoint']}"
+    return f"saved {summary['checkpoint']} and {policy}"
 
 
 def _decisions(count: int) -> str:

@@ -159,6 +159,7 @@ class Learner:
         self.acting = self.net  # the CPU copy that acts and exports: the same network unless it learns on a GPU
         self.steps, self.snapshots = 0, []
         self._load_start(resume, start_from)
+        self.checkpoint_at = self.steps if resume is not None else None  # the decisions the checkpoint on disk holds
         if tally is not None:  # a resumed run's checkpoint: what the sittings before this one trained
             tally.base = (self.steps, self.steps)
 
@@ -469,6 +470,7 @@ class Learner:
             with self.stop.shielded():
                 self.optimiser.load_state_dict(self.updater.optimiser_state())
         native_checkpoint.save(self.net, self.optimiser, self.steps, self.ckpt_path)
+        self.checkpoint_at = self.steps
 
     # -- finish
 
@@ -504,7 +506,9 @@ class Learner:
         return {"run_dir": self.run_dir, "timesteps": self.steps, "trained_timesteps": trained,
                 "planned_timesteps": self.cfg.total_timesteps, "seconds": seconds,
                 "samples_per_second": trained / seconds if seconds else 0.0,
-                "evaluation": evaluation, "interrupted": interrupted, "checkpoint": self.ckpt_path}
+                "evaluation": evaluation, "interrupted": interrupted,
+                "checkpoint": self.ckpt_path if self.checkpoint_at is not None else None,
+                "checkpoint_at": self.checkpoint_at}
 
 
 def _checked_resume(cfg: TrainConfig, resume: str | None, run_dir: str, ckpt_path: str) -> str | None:
