@@ -29,6 +29,8 @@ MAX_LAYERS = 16
 MAX_WIDTH = 65_536
 #: Seeds are 0..MAX_SEED: numpy's legacy seeding (SB3) takes 0..2**32 - 1 and the runs add offsets.
 MAX_SEED = 2**31 - 1
+#: the shortest segment of a native PPO run in segments (``segment_every``)
+MIN_SEGMENT = 1_000
 #: A run name is one folder name inside ``out_dir``: a letter, digit or ``_`` first (so never ``.``, ``..``,
 #: hidden or read as a command-line option), then those and ``. - + = @ ,``: no path separator, drive or space.
 RUN_NAME = re.compile(r"\w[\w.+=@,-]*")
@@ -338,7 +340,12 @@ class NativePpoSettings:
                               f"per collector")
 
     def check_segments(self) -> None:
-        """Segments need the update inside the loop: an overlapped update would straddle a segment's end."""
+        """Segments long enough to be worth their checkpoint and dropped games, with the update inside the loop
+        (an overlapped update would straddle a segment's end)."""
+        if 0 < self.segment_every < MIN_SEGMENT:
+            raise ConfigError(f"{self.LABEL} 'segment_every' must be 0 (no segments) or at least {MIN_SEGMENT:,} "
+                              f"decisions (each segment's end writes a checkpoint and drops the games in "
+                              f"progress); got {self.segment_every:,}")
         if self.segment_every and self.overlap_update:
             raise ConfigError(f"{self.LABEL} 'segment_every' and 'overlap_update' cannot both be set: an overlapped "
                               "update runs while the next batch is collected, across the segment's end; set "

@@ -166,7 +166,7 @@ def _checkpoint_left(summary: dict, run_dir: str) -> str:
     at = summary.get("checkpoint_at", summary["timesteps"])
     if summary["checkpoint"] is None:
         return (f"saved {policy}; no checkpoint yet (a run in segments writes one at each segment's end, every "
-                f"segment_every decisions), so train again to start over")
+                f"segment_every decisions); start it over with --fresh")
     if at != summary["timesteps"]:
         return f"saved {policy}; its last checkpoint, at the segment's end at step {at:,}, is {summary['checkpoint']}"
     return f"saved {summary['checkpoint']} and {policy}"

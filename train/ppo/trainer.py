@@ -236,9 +236,10 @@ class Learner:
                 self._start_collectors(overlapped_threads)
                 while not self._done():
                     batch = self.collect()
+                    whole = not self.stop.requested  # a batch Ctrl-C cut short is not the uninterrupted run's
                     if batch is not None:
                         self.update(batch)
-                        if self.segment_end is not None and self.steps >= self.segment_end and not self._done():
+                        if self.segment_end is not None and self.steps >= self.segment_end and whole:
                             self.new_segment()
                 self._take_last_update()
             except KeyboardInterrupt:  # a second Ctrl-C: keep what was learned; the checkpoint below makes it resumable
@@ -311,8 +312,11 @@ class Learner:
     def new_segment(self) -> None:
         """A segment ended (``cfg.segment_every``): checkpoint, then start the next one as a run resumed from that
         checkpoint starts it: the games in progress dropped, every game dealt and seated, every generator
-        seeded, from the seed and the decision count."""
+        seeded, from the seed and the decision count. A run stopping here (Ctrl-C during the update, the time
+        limit, the budget) keeps the checkpoint and starts nothing."""
         self.checkpoint()
+        if self._done():
+            return
         self._seed_segment()
         for addon in self.addons:
             addon.new_segment(self)
@@ -490,7 +494,7 @@ class Learner:
         """A last checkpoint, the final evaluation (not after Ctrl-C: the user wants the prompt back) and the export."""
         interrupted = self.stop.requested
         seconds = time.perf_counter() - self.start
-        if self.segment_end is None or self.steps >= self.cfg.total_timesteps:
+        if (self.segment_end is None or self.steps >= self.cfg.total_timesteps) and self.checkpoint_at != self.steps:
             self.checkpoint()  # (a run in segments stopped inside one resumes from the segment's start)
         evaluation = {}
         if not interrupted:
@@ -521,6 +525,10 @@ def _checked_resume(cfg: TrainConfig, resume: str | None, run_dir: str, ckpt_pat
             raise ConfigError(f"--resume {resume}: that is the run in {run_dirs.run_dir_of(resume)}, but this "
                               f"config trains {run_dir}; resume without --config (the run's own config.yaml is "
                               "used) or with the config that started it")
+        if not os.path.exists(ckpt_path) and cfg.segment_every:
+            raise ConfigError(f"--resume {resume}: no checkpoint at {ckpt_path}: a run in segments writes its "
+                              f"first at the end of its first segment ({cfg.segment_every:,} decisions); start "
+                              "it over with --fresh")
         if not os.path.exists(ckpt_path):
             raise ConfigError(f"--resume {resume}: no native PPO checkpoint at {ckpt_path} (an SB3 run keeps "
                               "step_<N>.zip checkpoints and resumes with algo: sb3)")
