@@ -91,18 +91,18 @@ MAX_DECISIONS = 10_000_000_000
 MAX_BUDGET_CHARS = 40
 
 
-def parse_decisions(text) -> int:
+def parse_decisions(text, low: int = 1) -> int:
     """A budget in decisions: ``2048``, ``1_000_000``, ``1,000,000``, ``500k``, ``1M``, ``2.5M``.
 
-    From 1 to ``MAX_DECISIONS``, written in at most ``MAX_BUDGET_CHARS`` characters.
+    From ``low`` to ``MAX_DECISIONS``, written in at most ``MAX_BUDGET_CHARS`` characters.
     """
-    allowed = f"a whole number of decisions from 1 to {MAX_DECISIONS:,} (e.g. 1M, 10M, 50000)"
+    allowed = f"a whole number of decisions from {low} to {MAX_DECISIONS:,} (e.g. 1M, 10M, 50000)"
     text = str(text) if isinstance(text, (str, int)) and not isinstance(text, bool) else None
     if text is None or len(text) > MAX_BUDGET_CHARS:
         raise UsageError(f"--budget must be {allowed}; got {short_repr(text)}")
     match = re.fullmatch(r"\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([kKmM]?)\s*", text)
     value = float(match[1].replace("_", "").replace(",", "")) * _SUFFIXES[match[2].lower()] if match else None
-    if value is None or value != int(value) or not 1 <= value <= MAX_DECISIONS:
+    if value is None or value != int(value) or not low <= value <= MAX_DECISIONS:
         raise UsageError(f"--budget must be {allowed}; got {short_repr(text)}")
     return int(value)
 
