@@ -226,7 +226,7 @@ def _deal_weighted(g, t: State, pool: list[int], need: list[int], rng: np.random
     """Deal ``pool`` to the hands' ``need``: the weighted seats first (with ``kind_weights`` every seat,
     else the void seats), each card with its row's weight for its kind, times ``weight`` if of a colour
     the seat is void in; then the other seats and the draw pile uniformly."""
-    cards = np.asarray(pool)
+    cards = np.asarray(pool, dtype=np.intp)  # an empty pool (every hidden card known) stays an index array
     colour_of, is_wild = _kind_arrays(g)
     colour, wild = colour_of[cards], is_wild[cards]
     free = np.ones(len(cards), dtype=bool)

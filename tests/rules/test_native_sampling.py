@@ -277,3 +277,19 @@ def test_many_samples_inside_the_core_draw_as_many_samples_through_the_facade():
     assert _core.clone_many(s._c, 3) == 3 * s.steps
     with pytest.raises(ValueError, match="count must be >= 0"):
         _core.sample_many(g._tables, s._c, 0, a, -1)
+
+
+def test_a_belief_sample_with_nothing_left_to_deal():
+    """A belief sample (kind_weights) when every hidden card is known: the draw pile empty and the other hand
+    shown whole to the sampling seat (a challenge reveal). Both engines keep every card where it is; the
+    Python sampler used to fail on the empty pool (an IndexError)."""
+    from uno_env.core.native import from_python
+
+    py, nat = Game("classic", 2, backend="python"), Game("classic", 2, backend="native")
+    s = py.state_from_spec({"players": 2, "discard": ["G5"], "hands": [["R1", "W4"], ["Y1", "B2", "B7"]]})
+    s.draw_pile = []  # the rest of the deck out of play, as if on the discard pile
+    s.shown = [(0, 1, list(s.hands[1]))]
+    weights = np.ones((2, py.num_kinds))
+    for game, state in ((py, s), (nat, from_python(nat, s))):
+        t = game.sample_hidden(state, 0, np.random.default_rng(3), kind_weights=weights)
+        assert t.hands == s.hands and t.draw_pile == [] and t.hand_size == s.hand_size, game.backend
