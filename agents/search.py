@@ -30,6 +30,10 @@ choices reveal information). ``opponents=policy`` takes that away: the other sea
 played by a policy network that reads only their own observation (``PolicyOpponent``); it costs a forward
 pass per such decision.
 
+Extension points for a subclass: ``belief_of`` (weights per hand and card kind that every world of a decision is
+dealt by: a belief about the other hands; the search stays in the core), ``world`` and ``opponent_model``
+(arbitrary worlds and opponents: the search then runs its Python loop).
+
 Options (``ismcts:iterations=400,c=1.0``): see ``OPTIONS``. With ``time`` > 0 the search stops at
 that many seconds per decision (or at ``iterations``, whichever comes first), and is then no longer
 reproducible from the seed alone.
@@ -44,6 +48,7 @@ import numpy as np
 from uno_env import Game, core
 from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
+from uno_env.sampling import _checked_kind_weights
 from uno_env.state import Phase, State
 
 from .leaf_value import KindIndex, LeafModel, estimate, fitted_model
@@ -168,6 +173,7 @@ class ISMCTSAgent:
         self.last_iterations = 0
         self.encoder = ObservationEncoder(game) if self.guide is not None else None
         self.root_prior: dict[int, float] = {}  # the guide's probabilities of the root's legal actions
+        self.hand_weights: np.ndarray | None = None  # belief_of the root: how this decision's worlds are dealt
         # the fitted leaf model's weights, handed to the core's loop (none: the hand-size estimate)
         self.leaf_weights = list(self.leaf.weights) if isinstance(self.leaf, LeafModel) else []
 
@@ -225,6 +231,7 @@ class ISMCTSAgent:
         if unsearched is not None:
             return unsearched
         self.root_prior = self.prior_of(state, legal)
+        self.hand_weights = self.belief_of(state)
         visits = self.root_visits(state)
         return max(legal, key=lambda a: (visits.get(a, 0), -a))
 
@@ -247,9 +254,18 @@ class ISMCTSAgent:
             return obvious
         return None
 
+    def belief_of(self, state) -> np.ndarray | None:
+        """A belief about the other hands for this decision's worlds, read once per searched decision: weights
+        (players x card kinds, ``Game.sample_hidden``'s ``kind_weights``) each world's hands are dealt by, or
+        None for the uniform deal (the search's own). An extension point: a subclass that overrides it still
+        searches in the core."""
+        return None
+
     def world(self, state: State, me: int, rng: np.random.Generator) -> State:
-        """One iteration's world: ``state`` with what seat ``me`` cannot see redrawn (``Game.sample_hidden``)."""
-        return self.game.sample_hidden(state, me, rng, share_rng=True, void_weight=self.options["void_weight"])
+        """One iteration's world: ``state`` with what seat ``me`` cannot see redrawn (``Game.sample_hidden``),
+        the other hands dealt by ``belief_of`` the root where it gives weights."""
+        return self.game.sample_hidden(state, me, rng, share_rng=True, void_weight=self.options["void_weight"],
+                                       kind_weights=self.hand_weights)
 
     def opponent_model(self):
         """``choose(world, legal, rng)`` for the other seats outside the tree, or None when they search."""
@@ -348,10 +364,11 @@ class ISMCTSAgent:
         dense = [0.0] * self.game.num_actions if prior else []
         for a, p in prior.items():
             dense[a] = p
+        belief = [] if self.hand_weights is None else _checked_kind_weights(self.game, state, self.hand_weights)
         visits, done = core._core.ismcts_root_visits(
             self.core_game._tables, state._c, self.rng, opts["iterations"], opts["time"], opts["c"],
             opts["rollout_depth"], opts["void_weight"], opts["opponents"] == "rollout", self.leaf_weights, dense,
-            weight, first, opts["tree_depth"], *self._core_opponent())
+            weight, first, opts["tree_depth"], *self._core_opponent(), kind_weights=np.ravel(belief).tolist())
         self.last_iterations = done
         return {a: v for a, v in enumerate(visits.tolist()) if v}
 

@@ -282,3 +282,68 @@ def test_the_binding_checks_the_opponents_network():
             core._core.ismcts_root_visits(tables, s._c, rng, opponent_layers=bad, layout=layout, **good)
     with pytest.raises(ValueError, match="layout"):
         core._core.ismcts_root_visits(tables, s._c, rng, opponent_layers=layers, **good)
+
+
+def weights_for(game: Game, seed: int) -> np.ndarray:
+    """Uneven weights per hand and card kind, some zero: a stand-in belief (only its numbers matter here)."""
+    rng = np.random.default_rng(seed)
+    return rng.random((game.num_players, game.num_kinds)) * 3 * (rng.random((game.num_players, game.num_kinds)) > 0.2)
+
+
+class Believer(ISMCTSAgent):
+    """A search that deals its worlds by a belief: the extension point that keeps the search in the core."""
+
+    def belief_of(self, state):
+        return weights_for(self.game, int(state.steps))
+
+
+@pytest.mark.parametrize("variant,players,rule_options", [t for t in TABLES if t[0] != "flip"])
+def test_same_visits_with_a_belief_on_every_one_sided_variant(variant, players, rule_options):
+    """Worlds dealt by belief_of's weights (kind_weights) are the reference's worlds: the same visits and draws."""
+    def believing(game, seed, **options):
+        pair = both(game, seed, **options)
+        for agent in pair:
+            agent.hand_weights = weights_for(game, seed)
+        return pair
+
+    g = Game(variant, players, **rule_options)
+    assert assert_alike(g, {}, games=1, make=believing) > 10
+
+
+def test_a_belief_stays_in_the_core_and_moves_alike_through_whole_games():
+    """belief_of is read once a searched decision by act_state, on either loop; overriding it keeps the core's loop,
+    and the belief changes the moves (so it is used)."""
+    g = Game("classic", 2)
+    twin, reference = Believer(g, seed=3, iterations=60), Believer(g, seed=3, iterations=60, engine="python")
+    plain = ISMCTSAgent(g, seed=3, iterations=60)
+    assert twin.core_game is not None
+    s, differs = g.new_state(4), 0
+    while not s.is_over:
+        a = twin.act_state(s)
+        assert a == reference.act_state(s)
+        differs += a != plain.act_state(s)
+        g.step(s, a)
+    assert differs > 0
+
+
+def test_the_binding_checks_the_belief():
+    g = Game("classic", 2)
+    s = g.new_state(0)
+    agent = ISMCTSAgent(g, seed=0, iterations=5, engine="core")
+    args = dict(iterations=5, time=0.0, c=1.0, rollout_depth=2, void_weight=1.0, opponents_rollout=False,
+                leaf_weights=[], prior=[], prior_weight=1.0, first=-1)
+    good = [1.0] * (2 * g.num_kinds)
+    core._core.ismcts_root_visits(agent.core_game._tables, s._c, np.random.default_rng(0), **args, kind_weights=good)
+    for bad, message in [(good[:-1], "players x kinds"), ([-1.0] + good[1:], ">= 0"),
+                         ([float("nan")] + good[1:], "finite"), ([float("inf")] + good[1:], "finite")]:
+        with pytest.raises(ValueError, match=message):
+            core._core.ismcts_root_visits(agent.core_game._tables, s._c, np.random.default_rng(0), **args,
+                                          kind_weights=bad)
+    flip = Game("flip", 2)
+    searcher = ISMCTSAgent(flip, seed=0, iterations=5, engine="core")
+    with pytest.raises(ValueError, match="one-sided"):
+        core._core.ismcts_root_visits(searcher.core_game._tables, flip.new_state(0)._c, np.random.default_rng(0),
+                                      **args, kind_weights=[1.0] * (2 * flip.num_kinds))
+    agent.hand_weights = np.ones((3, g.num_kinds))  # a Python belief of the wrong shape is named before the core
+    with pytest.raises(ValueError, match=r"shape \(players, kinds\)"):
+        agent.root_visits(s)

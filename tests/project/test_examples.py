@@ -139,12 +139,12 @@ def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, mon
     assert report["rows"] > 20 and np.isfinite(report["belief"]) and report["uniform"] > 2.0
     g = Game("classic", 4, backend="python")
     monkeypatch.setenv("UNO_BELIEF", str(out))
-    agent = bound.belief(g, 0)
-    agent.options["iterations"] = 20
+    agent = bound.belief(g, 0, iterations=20)
+    assert agent.options["iterations"] == 20
     s = g.new_state(1)
     action = agent.act_state(s)
     assert action in g.legal_actions(s)
-    weights = agent.weights
+    weights = agent.hand_weights  # belief_of the root, read by act_state
     me = s.current_seat
     assert weights.shape == (4, g.num_kinds) and np.all(weights[me] == 1) and np.all(weights > 0)
     assert not np.allclose(weights[(me + 1) % 4], 1)
@@ -152,11 +152,15 @@ def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, mon
     nxt = (me + 1) % 4
     unseen = np.bincount(s.draw_pile, minlength=g.num_kinds) + sum(np.array(s.hands[q]) for q in range(4) if q != me)
     kind = int(np.argmax(unseen))
-    agent.weights = np.ones((4, g.num_kinds))
-    agent.weights[:, kind] = 0.0  # the seats dealt before it (seat order) leave that kind alone ...
-    agent.weights[nxt, kind] = 1e9  # ... and the next seat takes every copy it has room for
+    agent.hand_weights = np.ones((4, g.num_kinds))
+    agent.hand_weights[:, kind] = 0.0  # the seats dealt before it (seat order) leave that kind alone ...
+    agent.hand_weights[nxt, kind] = 1e9  # ... and the next seat takes every copy it has room for
     world = agent.world(s, me, np.random.default_rng(0))
     assert world.hands[nxt][kind] == min(int(unseen[kind]), s.hand_size[nxt])
+    monkeypatch.setenv("UNO_BELIEF_ITERATIONS", "7")
+    assert bound.belief(g, 0).options["iterations"] == 7
+    timed = bound.main(["time-belief", "--belief", str(out), "--players", "4", "--games", "1", "--iterations", "5"])
+    assert timed["plain"]["decisions"] == timed["belief"]["decisions"] > 0  # every position searched by both
     monkeypatch.setenv("UNO_BELIEF", str(tmp_path / "missing.pt"))
     with pytest.raises(ValueError, match="fit-belief"):
         bound.belief(g, 0)

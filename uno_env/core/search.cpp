@@ -276,6 +276,7 @@ struct Options {
     double time = 0.0, c = 1.0, void_weight = 1.0, prior_weight = 3.0;
     bool opponents_rollout = false;
     std::vector<double> prior;  // per action (the root's legal ones), empty without a guide
+    std::vector<double> kind_weights;  // belief_of: players x kinds, row-major; empty deals uniformly
 };
 
 // PolicyOpponent (opponents=policy): the other seats' tree decisions by a policy network that reads only the
@@ -347,7 +348,8 @@ int root_visits(const Rules &g, const State &source, bitgen_t *rng, const Option
         world = source;  // ISMCTSAgent.world: sample_hidden(share_rng=True)
         world.rng = rng;
         world.launcher_rng = source.launcher_rng != nullptr ? rng : nullptr;
-        sample_hidden_into(g, source, world, me, rng, opts.void_weight, nullptr);
+        sample_hidden_into(g, source, world, me, rng, opts.void_weight,
+                           opts.kind_weights.empty() ? nullptr : opts.kind_weights.data());
         int node = 0;
         path.clear();
         while (!world.is_over) {  // selection, then one expansion
@@ -477,7 +479,7 @@ void bind_search(py::module_ &m) {
         [](const Rules &g, const CoreState &source, py::object generator, int iterations, double time, double c,
            int rollout_depth, double void_weight, bool opponents_rollout, std::vector<double> leaf_weights,
            std::vector<double> prior, double prior_weight, int first, int tree_depth, py::list opponent_layers,
-           bool opponent_relu, py::object layout) {
+           bool opponent_relu, py::object layout, std::vector<double> kind_weights) {
             check_shapes(g, source.s);
             if (iterations < 1) throw std::invalid_argument("ismcts_root_visits: iterations must be >= 1");
             if (rollout_depth < 1) throw std::invalid_argument("ismcts_root_visits: rollout_depth must be >= 1");
@@ -494,11 +496,20 @@ void bind_search(py::module_ &m) {
                 throw std::invalid_argument("ismcts_root_visits: first is an action id or -1");
             if (tree_depth < 0) throw std::invalid_argument("ismcts_root_visits: tree_depth must be >= 0");
             if (source.s.is_over) throw std::invalid_argument("ismcts_root_visits: the game is over");
+            if (!kind_weights.empty()) {
+                if (g.flip) throw std::invalid_argument("ismcts_root_visits: kind_weights applies to one-sided decks");
+                if (kind_weights.size() != static_cast<std::size_t>(g.num_players) * g.num_kinds)
+                    throw std::invalid_argument(
+                        "ismcts_root_visits: kind_weights holds players x kinds weights (or none)");
+                for (double w : kind_weights)
+                    if (!(w >= 0.0) || !std::isfinite(w))
+                        throw std::invalid_argument("ismcts_root_visits: kind_weights are finite and >= 0");
+            }
             Options opts;
             opts.iterations = iterations, opts.time = time, opts.c = c, opts.rollout_depth = rollout_depth;
             opts.void_weight = void_weight, opts.opponents_rollout = opponents_rollout;
             opts.prior = std::move(prior), opts.prior_weight = prior_weight, opts.first = first;
-            opts.tree_depth = tree_depth;
+            opts.tree_depth = tree_depth, opts.kind_weights = std::move(kind_weights);
             KindIndex kinds(g);
             LeafModel leaf{kinds, std::move(leaf_weights), {}};
             PolicyOpponent policy = policy_opponent(g, opponent_layers, opponent_relu, layout);
@@ -512,6 +523,7 @@ void bind_search(py::module_ &m) {
         py::arg("c"), py::arg("rollout_depth"), py::arg("void_weight"), py::arg("opponents_rollout"),
         py::arg("leaf_weights"), py::arg("prior"), py::arg("prior_weight"), py::arg("first"), py::arg("tree_depth") = 0,
         py::arg("opponent_layers") = py::list(), py::arg("opponent_relu") = false, py::arg("layout") = py::none(),
+        py::arg("kind_weights") = std::vector<double>(),
         "agents/search.py's ISMCTSAgent.root_visits in the core: (the visits of each of the deciding seat's "
         "actions at the root, the iterations run), drawing from `generator` as the Python search does.");
     m.def(

@@ -20,8 +20,10 @@ Seeing every hand needs one-sided cards (not Flip, whose backs are a second secr
 And one fair search with a learned belief, to measure how much of that value the public record gives:
 
 - ``belief``: ``ismcts`` whose sampled hands are dealt by a belief, a small network fitted to the
-  hands of heuristic-only games from the deciding seat's observation (``Game.sample_hidden``'s
-  ``kind_weights``). Fit one, then play it (the file is read from ``UNO_BELIEF``)::
+  hands of heuristic-only games (or of games ``--agent`` plays in every seat) from the deciding seat's
+  observation, read once per searched decision through the search's ``belief_of`` (the weights
+  ``Game.sample_hidden``'s ``kind_weights`` deals by), so the search runs in the core; 300 iterations, or
+  ``UNO_BELIEF_ITERATIONS``. Fit one, then play it (the file is read from ``UNO_BELIEF``)::
 
     python docs/results/tools/information_bound.py fit-belief --games 20000 --out runs/belief-classic-4p.pt
     UNO_BELIEF=runs/belief-classic-4p.pt PYTHONPATH=docs/results/tools uno-env eval --variant classic --players 4 \\
@@ -31,11 +33,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 import numpy as np
 import torch
 
 import agents
+from agents.base import choose_action
 from agents.search import ISMCTSAgent
 from uno_env import Game
 from uno_env.observation import ObservationEncoder
@@ -113,15 +117,16 @@ def models_heuristic(game: Game, seed: int | None) -> ModelsHeuristicSearch:
 # -- a learned belief about the other hands: fair, it reads only the deciding seat's observation
 
 
-def belief_data(game: Game, games: int, seed: int, keep: float = 0.3) -> dict[str, np.ndarray]:
-    """Rows of heuristic-only games: at a share ``keep`` of the turns, the deciding seat's observation
-    ``X``, the hidden cards per kind ``U`` (the other hands and the draw pile: the pool a deal draws
-    from, but for a rare challenge reveal) and every other hand by relative seat ``Y``."""
+def belief_data(game: Game, games: int, seed: int, keep: float = 0.3,
+                agent: str = "heuristic") -> dict[str, np.ndarray]:
+    """Rows of games ``agent`` plays in every seat (heuristic-only by default): at a share ``keep`` of the turns,
+    the deciding seat's observation ``X``, the hidden cards per kind ``U`` (the other hands and the draw pile:
+    the pool a deal draws from, but for a rare challenge reveal) and every other hand by relative seat ``Y``."""
     enc, n, k = ObservationEncoder(game), game.num_players, game.num_kinds
     rng = np.random.default_rng(seed)
     xs, us, ys = [], [], []
     for i in range(games):
-        players = [agents.load("heuristic", game, seed=seed * 1000 + i * n + q) for q in range(n)]
+        players = [agents.load(agent, game, seed=seed * 1000 + i * n + q) for q in range(n)]
         s = game.new_state(seed * 100000 + i)
         while not s.is_over:
             seat = s.current_seat
@@ -189,46 +194,77 @@ class BeliefSearch(ISMCTSAgent):
                              "fit-belief --out FILE` and pass it (UNO_BELIEF=FILE)")
         self.net.load_state_dict(torch.load(path, weights_only=True))  # tensors only: no code is unpickled
         self.net.eval()
-        self.weights = None
 
-    def root_visits(self, state: State) -> dict[int, int]:
-        """The belief is read once per decision, then every iteration deals by it."""
+    def belief_of(self, state) -> np.ndarray:
+        """The belief, read once per decision: every iteration's world deals the other hands by it (in the core,
+        where it is built: ``belief_of`` is the search's extension point that keeps its loop there)."""
         me, n, k = state.current_seat, self.game.num_players, self.game.num_kinds
         obs = torch.from_numpy(self.encoder.encode(state, me).astype(np.float32))
         with torch.no_grad():
             log_w = self.net(obs).view(n - 1, k).clamp(-8, 8)
-        self.weights = np.ones((n, k))
+        weights = np.ones((n, k))
         for r in range(1, n):
-            self.weights[(me + r) % n] = log_w[r - 1].exp().numpy()
-        return super().root_visits(state)
-
-    def world(self, state: State, me: int, rng: np.random.Generator) -> State:
-        """``state`` with the other hands dealt by the belief (and the ``void_weight`` option, if set)."""
-        return self.game.sample_hidden(state, me, rng, share_rng=True, void_weight=self.options["void_weight"],
-                                       kind_weights=self.weights)
+            weights[(me + r) % n] = log_w[r - 1].exp().numpy()
+        return weights
 
 
-def belief(game: Game, seed: int | None) -> BeliefSearch:
-    """The belief search, 300 iterations per decision, its network read from ``UNO_BELIEF``."""
-    return BeliefSearch(game, seed)
+def belief(game: Game, seed: int | None, **options) -> BeliefSearch:
+    """The belief search, 300 iterations per decision unless ``iterations`` says otherwise (``UNO_BELIEF_ITERATIONS``
+    for a spec), its network read from ``UNO_BELIEF``."""
+    options.setdefault("iterations", int(os.environ.get("UNO_BELIEF_ITERATIONS", "300")))
+    return BeliefSearch(game, seed, **options)
+
+
+def time_belief(game: Game, belief_file: str, games: int, iterations: int, seed: int = 800000) -> dict:
+    """Milliseconds a searched decision of ``ismcts`` and of the belief search at ``iterations``, each position
+    searched by both in turn (who goes first alternating), in games the plain search plays against ``heuristic``."""
+    plain = ISMCTSAgent(game, seed=1, iterations=iterations)
+    believer = BeliefSearch(game, seed=1, belief_file=belief_file, iterations=iterations)
+    opponent, encoder = agents.load("heuristic", game, seed=0), ObservationEncoder(game)
+    times: dict[str, list[float]] = {"plain": [], "belief": []}
+    for i in range(games):
+        s = game.new_state(seed + i)
+        while not s.is_over:
+            if s.current_seat == 0 and len(game.legal_actions(s)) > 1:
+                pair = [("plain", plain), ("belief", believer)]
+                for name, agent in pair if len(times["plain"]) % 2 else pair[::-1]:
+                    start = time.perf_counter()
+                    agent.act_state(s)
+                    times[name].append(time.perf_counter() - start)
+            game.step(s, plain.act_state(s) if s.current_seat == 0 else choose_action(opponent, game, s, encoder))
+    return {name: {"decisions": len(t), "mean_ms": 1000 * float(np.mean(t)), "median_ms": 1000 * float(np.median(t))}
+            for name, t in times.items()}
 
 
 def main(argv: list[str] | None = None) -> dict:
-    """``fit-belief``: collect heuristic games, fit the belief network, save its weights."""
+    """``fit-belief``: collect games (heuristic-only by default), fit the belief network, save its weights."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    fit = sub.add_parser("fit-belief", help="fit a belief network to heuristic-only games")
+    fit = sub.add_parser("fit-belief", help="fit a belief network to the hands of games one agent plays in every seat")
     fit.add_argument("--variant", default="classic")
     fit.add_argument("--players", type=int, default=4)
-    fit.add_argument("--games", type=int, default=20000, help="heuristic-only games to learn from")
+    fit.add_argument("--games", type=int, default=20000, help="games to learn from")
+    fit.add_argument("--agent", default="heuristic", help="the agent spec playing every seat of those games")
     fit.add_argument("--epochs", type=int, default=6)
     fit.add_argument("--seed", type=int, default=7)
     fit.add_argument("--out", required=True, help="where to save the network's weights (torch.save)")
+    timing = sub.add_parser("time-belief", help="ms a searched decision with and without a belief, in turn")
+    timing.add_argument("--belief", required=True, help="a fitted belief's weights (fit-belief --out)")
+    timing.add_argument("--variant", default="classic")
+    timing.add_argument("--players", type=int, default=2)
+    timing.add_argument("--games", type=int, default=8)
+    timing.add_argument("--iterations", type=int, default=10000)
     args = parser.parse_args(argv)
+    if args.command == "time-belief":
+        report = time_belief(Game(args.variant, args.players), args.belief, args.games, args.iterations)
+        for name, row in report.items():
+            print(f"{name}: {row['decisions']} decisions, {row['mean_ms']:.1f} ms a decision "
+                  f"(median {row['median_ms']:.1f})")
+        return report
     game = Game(args.variant, args.players, backend="python")  # it edits states: the Python engine
     if game.physical is not None:
         parser.error("fit-belief: one-sided decks only (Flip's hidden back faces are not card kinds of a hand)")
-    data = belief_data(game, args.games, args.seed)
+    data = belief_data(game, args.games, args.seed, agent=args.agent)
     net, report = fit_belief(game, data, args.epochs)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     torch.save(net.state_dict(), args.out)
