@@ -218,20 +218,22 @@ class ISMCTSAgent:
         raise TypeError("the ismcts agent searches the game state: call act_state(state); the evaluation, play and "
                         "training tools do this for any agent with reads_state = True")
 
-    def act_state(self, state: State) -> int:
-        """The most visited root decision after the search, for the seat deciding in ``state``."""
+    def _searched_state(self, state):
+        """``state`` on the engine the search runs on (copied once where it is not), and its legal actions."""
         if self.core_game is None:
             state = _python_twin(state)
-            legal = self.game.legal_actions(state)
-        else:
-            state = self._core_state(state)
-            legal = self.core_game.legal_actions(state)
+            return state, self.game.legal_actions(state)
+        state = self._core_state(state)
+        return state, self.core_game.legal_actions(state)
+
+    def act_state(self, state: State) -> int:
+        """The most visited root decision after the search, for the seat deciding in ``state``."""
+        state, legal = self._searched_state(state)
         self.last_iterations = 0
+        self.root_prior, self.hand_weights = {}, None  # an unsearched decision reads neither
         unsearched = self.unsearched_action(state, legal)
         if unsearched is not None:
             return unsearched
-        self.root_prior = self.prior_of(state, legal)
-        self.hand_weights = self.belief_of(state)
         visits = self.root_visits(state)
         return max(legal, key=lambda a: (visits.get(a, 0), -a))
 
@@ -258,7 +260,9 @@ class ISMCTSAgent:
         """A belief about the other hands for this decision's worlds, read once per searched decision: weights
         (players x card kinds, ``Game.sample_hidden``'s ``kind_weights``) each world's hands are dealt by, or
         None for the uniform deal (the search's own). An extension point: a subclass that overrides it still
-        searches in the core."""
+        searches in the core. ``state`` is the engine's the search runs on: a native state in the core's loop,
+        a Python ``State`` in the Python loop (the public facade, ``ObservationEncoder`` and hand sizes, reads
+        either)."""
         return None
 
     def world(self, state: State, me: int, rng: np.random.Generator) -> State:
@@ -272,10 +276,14 @@ class ISMCTSAgent:
         return self.rollout.choose if self.options["opponents"] == "rollout" else None
 
     def root_visits(self, state: State) -> dict[int, int]:
-        """One search from ``state``: how often each of the deciding seat's actions was chosen at the root."""
+        """One search from ``state``: how often each of the deciding seat's actions was chosen at the root. The
+        guide's prior (``prior_of``) and the belief about the other hands (``belief_of``) are read here, once,
+        so a caller of this method (the distillation's teacher) searches as ``act_state`` does."""
+        state, legal = self._searched_state(state)
+        self.root_prior = self.prior_of(state, legal)
+        self.hand_weights = self.belief_of(state)
         if self.core_game is not None:
-            return self._core_root_visits(self._core_state(state))
-        state = _python_twin(state)
+            return self._core_root_visits(state)
         g = self.game
         opts = self.options
         me = state.current_seat

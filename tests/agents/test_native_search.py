@@ -294,20 +294,19 @@ class Believer(ISMCTSAgent):
     """A search that deals its worlds by a belief: the extension point that keeps the search in the core."""
 
     def belief_of(self, state):
-        return weights_for(self.game, int(state.steps))
+        return weights_for(self.game, int(state.steps) + 7 * state.current_seat)
 
 
 @pytest.mark.parametrize("variant,players,rule_options", [t for t in TABLES if t[0] != "flip"])
-def test_same_visits_with_a_belief_on_every_one_sided_variant(variant, players, rule_options):
-    """Worlds dealt by belief_of's weights (kind_weights) are the reference's worlds: the same visits and draws."""
+@pytest.mark.parametrize("options", [{}, {"void_weight": 0.3}])
+def test_same_visits_with_a_belief_on_every_one_sided_variant(variant, players, rule_options, options):
+    """Worlds dealt by belief_of's weights (kind_weights, with the void weights or not) are the reference's worlds:
+    the same visits and draws; root_visits reads the belief itself, as act_state does."""
     def believing(game, seed, **options):
-        pair = both(game, seed, **options)
-        for agent in pair:
-            agent.hand_weights = weights_for(game, seed)
-        return pair
+        return tuple(Believer(game, seed=seed, engine=engine, **options) for engine in ("python", "core"))
 
     g = Game(variant, players, **rule_options)
-    assert assert_alike(g, {}, games=1, make=believing) > 10
+    assert assert_alike(g, options, games=1, make=believing) > 10
 
 
 def test_a_belief_stays_in_the_core_and_moves_alike_through_whole_games():
@@ -344,6 +343,9 @@ def test_the_binding_checks_the_belief():
     with pytest.raises(ValueError, match="one-sided"):
         core._core.ismcts_root_visits(searcher.core_game._tables, flip.new_state(0)._c, np.random.default_rng(0),
                                       **args, kind_weights=[1.0] * (2 * flip.num_kinds))
-    agent.hand_weights = np.ones((3, g.num_kinds))  # a Python belief of the wrong shape is named before the core
-    with pytest.raises(ValueError, match=r"shape \(players, kinds\)"):
-        agent.root_visits(s)
+    class Misshapen(ISMCTSAgent):
+        def belief_of(self, state):
+            return np.ones((3, g.num_kinds))
+
+    with pytest.raises(ValueError, match=r"shape \(players, kinds\)"):  # named before the core is called
+        Misshapen(g, seed=0, iterations=5, engine="core").root_visits(s)

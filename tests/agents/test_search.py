@@ -238,3 +238,19 @@ def test_bench_search_reports_every_part_of_the_search_path(capsys):
                   "core clone", "core sample (shared generator)", "core clone, inside the core",
                   "core sample, inside the core", "core rollout, uniform random"):
         assert label in out
+
+
+def test_root_visits_alone_searches_guided_as_act_state_does():
+    """The distillation's teacher calls root_visits, not act_state: the prior is read there, so its visits are
+    act_state's (from the same generator), and a heavy prior changes them."""
+    g = Game("classic", 2)
+    spec = "ismcts:iterations=60,prior=pretrained,prior_weight=50"
+    changed = 0
+    for s in positions(g, 8):
+        if len(g.legal_actions(s)) < 2 or ISMCTSAgent(g).unsearched_action(s, g.legal_actions(s)) is not None:
+            continue
+        alone, acting = agents.load(spec, g, seed=2), agents.load(spec, g, seed=2)
+        visits = alone.root_visits(s)
+        assert alone.root_prior and acting.act_state(s) == max(visits, key=lambda a: (visits[a], -a))
+        changed += visits != ISMCTSAgent(g, seed=2, iterations=60).root_visits(s)
+    assert changed > 0

@@ -159,8 +159,12 @@ def test_information_bound_belief_fits_saves_and_deals_by_its_rows(tmp_path, mon
     assert world.hands[nxt][kind] == min(int(unseen[kind]), s.hand_size[nxt])
     monkeypatch.setenv("UNO_BELIEF_ITERATIONS", "7")
     assert bound.belief(g, 0).options["iterations"] == 7
-    timed = bound.main(["time-belief", "--belief", str(out), "--players", "4", "--games", "1", "--iterations", "5"])
-    assert timed["plain"]["decisions"] == timed["belief"]["decisions"] > 0  # every position searched by both
+    timed = bound.time_belief(Game("classic", 4), str(out), games=1, iterations=5)
+    assert timed["plain"]["decisions"] == timed["belief"]["decisions"] > 0
+    assert timed["belief"]["mean_ms"] > 0 and timed["plain"]["mean_ms"] > 0
+    # the rows can come from any agent, one that searches the state too
+    data = bound.belief_data(Game("classic", 2, backend="python"), 2, seed=3, agent="ismcts:iterations=5")
+    assert len(data["X"]) > 3 and data["Y"].shape[1:] == (1, g.num_kinds)
     monkeypatch.setenv("UNO_BELIEF", str(tmp_path / "missing.pt"))
     with pytest.raises(ValueError, match="fit-belief"):
         bound.belief(g, 0)

@@ -137,7 +137,7 @@ def belief_data(game: Game, games: int, seed: int, keep: float = 0.3,
                 xs.append(obs.astype(np.float32))
                 us.append(unseen)
                 ys.append(hands)
-            game.step(s, players[seat].act(obs, game.legal_action_mask(s)))
+            game.step(s, choose_action(players[seat], game, s, enc))  # a search agent reads the state
     return {"X": np.stack(xs), "U": np.stack(us), "Y": np.stack(ys)}
 
 
