@@ -25,7 +25,7 @@ Usage::
 
     python docs/results/tools/expert_iteration.py run classic-2p flip-4p ...   # one process, in order
     python docs/results/tools/expert_iteration.py run-from-shipped flip-2p      # one network, from the shipped one
-    python docs/results/tools/expert_iteration.py table                         # the Markdown table
+    python docs/results/tools/expert_iteration.py table [FILE]                  # the Markdown table (of FILE)
     python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
 """
 from __future__ import annotations
@@ -100,10 +100,10 @@ def evaluate(table: str, agents: list[str], games: int, seed: int) -> dict:
             "ci95": [round(x, 4) for x in first["win_rate_ci95"]]}
 
 
-def load_results() -> dict:
-    if not os.path.exists(OUT):
+def load_results(path: str = OUT) -> dict:
+    if not os.path.exists(path):
         return {}
-    with open(OUT, encoding="utf-8") as fh:
+    with open(path, encoding="utf-8") as fh:
         return json.load(fh)
 
 
@@ -200,7 +200,7 @@ def ship(name: str, r: int) -> None:
     atomic.save_policy(policy, os.path.join(ROOT, "agents", "pretrained", table))
 
 
-def table() -> None:
+def table(path: str = OUT) -> None:
     def cell(x: dict) -> str:
         lo, hi = x["ci95"]
         return f"{100 * x['win_rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}%)"
@@ -208,15 +208,15 @@ def table() -> None:
     print("| table | round | labelled decisions (all rounds) | agrees with the teacher | vs `heuristic` | shipped vs "
           "`heuristic` | head to head vs shipped |")
     print("|---|---|---|---|---|---|---|")
-    for name, rounds in load_results().items():
+    for name, rounds in load_results(path).items():
         for x in rounds:
             print(f"| {name} | {x['round']} | {x['fitted_on']:,} | {100 * x['held_out_top_action_agreement']:.0f}% | "
                   f"{cell(x['vs_heuristic'])} | {cell(x['shipped_vs_heuristic'])} | {cell(x['vs_shipped'])} |")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 2 and sys.argv[1] == "table":
-        table()
+    if len(sys.argv) in (2, 3) and sys.argv[1] == "table":
+        table(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "ship" and sys.argv[2].split("+")[0] in TABLES:
         ship(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped"):
