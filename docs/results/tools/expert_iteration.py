@@ -201,6 +201,9 @@ def ship(name: str, r: int) -> None:
 
 
 def table(path: str = OUT) -> None:
+    if not os.path.isfile(path):
+        sys.exit(f"table: no results file {path!r}; give a JSON file written by this tool, such as "
+                 f"{os.path.relpath(OUT, ROOT)} (the default)")
     def cell(x: dict) -> str:
         lo, hi = x["ci95"]
         return f"{100 * x['win_rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}%)"
