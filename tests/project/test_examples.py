@@ -260,3 +260,19 @@ def test_reads_decisions_worlds_keep_the_cards_and_plays_the_eval_games(tmp_path
     assert [(r["seating"], r["winner"]) for r in rows] == [(played[i]["seating"], played[i]["winner"]) for i in range(4)]
     n, diff, low, high = reads.paired_difference(rows, list(played.values()))
     assert (n, diff) == (4, 0.0)
+
+
+def test_expert_iteration_table_prints_the_file_it_is_given_and_names_a_missing_one(tmp_path, capsys):
+    """``expert_iteration.py table FILE`` prints FILE's rounds (the first run's figures are kept beside the second
+    run's), and a file that is not there is an error naming it rather than an empty table."""
+    tool = _load("expert_iteration")
+    ci = {"win_rate": 0.5, "ci95": [0.48, 0.52], "wins": 1000, "games": 2000}
+    record = {"round": 2, "fitted_on": 12345, "held_out_top_action_agreement": 0.716, "vs_heuristic": ci,
+              "shipped_vs_heuristic": {**ci, "win_rate": 0.62}, "vs_shipped": {**ci, "win_rate": 0.455}}
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"flex-4p": [record]}), encoding="utf-8")
+    tool.table(str(results))
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| flex-4p")]
+    assert rows == ["| flex-4p | 2 | 12,345 | 72% | 50.0% (48.0-52.0%) | 62.0% (48.0-52.0%) | 45.5% (48.0-52.0%) |"]
+    with pytest.raises(SystemExit, match="no results file .*missing.json"):
+        tool.table(str(tmp_path / "missing.json"))
