@@ -276,3 +276,10 @@ def test_expert_iteration_table_prints_the_file_it_is_given_and_names_a_missing_
     assert rows == ["| flex-4p | 2 | 12,345 | 72% | 50.0% (48.0-52.0%) | 62.0% (48.0-52.0%) | 45.5% (48.0-52.0%) |"]
     with pytest.raises(SystemExit, match="no results file .*missing.json"):
         tool.table(str(tmp_path / "missing.json"))
+    hostile = tmp_path / "hostile.json"
+    for text, message in [("[1, 2]", "not a results file"), ("{not json", "not JSON"),
+                          ('{"flex-4p": [{"round": 2}]}', "round 2 of 'flex-4p' is not a round"),
+                          (" " * (tool.MAX_RESULTS_BYTES + 1), "at most")]:
+        hostile.write_text(text, encoding="utf-8")
+        with pytest.raises(SystemExit, match=message):
+            tool.table(str(hostile))

@@ -100,11 +100,26 @@ def evaluate(table: str, agents: list[str], games: int, seed: int) -> dict:
             "ci95": [round(x, 4) for x in first["win_rate_ci95"]]}
 
 
+MAX_RESULTS_BYTES = 4 * 2**20  # a results file is about 40 KB; anything far larger is not one
+
+
 def load_results(path: str = OUT) -> dict:
+    """The rounds of each run in ``path`` ({} where there is none yet), read bounded: a file that is too large or not
+    this tool's shape is an error naming it."""
     if not os.path.exists(path):
         return {}
+    if os.path.getsize(path) > MAX_RESULTS_BYTES:
+        sys.exit(f"{path}: {os.path.getsize(path):,} bytes; a results file of this tool is at most "
+                 f"{MAX_RESULTS_BYTES:,}")
     with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+        try:
+            results = json.load(fh)
+        except ValueError as e:
+            sys.exit(f"{path}: not JSON ({e})")
+    if not (isinstance(results, dict) and all(isinstance(v, list) and all(isinstance(x, dict) for x in v)
+                                              for v in results.values())):
+        sys.exit(f"{path}: not a results file of this tool (an object of runs, each a list of rounds)")
+    return results
 
 
 def save_round(table: str, record: dict) -> None:
@@ -213,8 +228,13 @@ def table(path: str = OUT) -> None:
     print("|---|---|---|---|---|---|---|")
     for name, rounds in load_results(path).items():
         for x in rounds:
-            print(f"| {name} | {x['round']} | {x['fitted_on']:,} | {100 * x['held_out_top_action_agreement']:.0f}% | "
-                  f"{cell(x['vs_heuristic'])} | {cell(x['shipped_vs_heuristic'])} | {cell(x['vs_shipped'])} |")
+            try:
+                row = (f"| {name} | {x['round']} | {x['fitted_on']:,} | "
+                       f"{100 * x['held_out_top_action_agreement']:.0f}% | {cell(x['vs_heuristic'])} | "
+                       f"{cell(x['shipped_vs_heuristic'])} | {cell(x['vs_shipped'])} |")
+            except (KeyError, TypeError, ValueError) as e:
+                sys.exit(f"{path}: round {x.get('round', '?')} of {name!r} is not a round of this tool ({e!r})")
+            print(row)
 
 
 if __name__ == "__main__":
