@@ -162,7 +162,7 @@ class SelfPlayConfig(RunConfig):
                    "module:callable, or self")
         for key in self.opponents:
             if key != "self":
-                _check_opponent_spec(key, self)
+                _check_agent_spec(key, self, "opponents")
         if not self.opponents or any(w < 0 for w in self.opponents.values()):
             raise ConfigError(f"opponents must map agent specs ({allowed}) to weights >= 0, "
                               f"got {short_repr(self.opponents)}")
@@ -292,6 +292,11 @@ class NativePpoSettings:
     learns its move preferences in ``teacher_games`` labelled games (``train/ppo/distill.py``); empty: none."""
     teacher_games: int = setting(2000, low=1, most=10_000_000)
     """(ppo) Games the teacher plays (against the ``opponents``) to label its decisions."""
+    teacher_behaviour: str = setting("", exclusive="only the native PPO has a distillation phase")
+    """(ppo) Who moves in the teacher's seat while the teacher labels: empty, the teacher's own searched
+    move; an agent spec (a policy file, ``pretrained:<name>``, ...), that agent's move, the teacher still
+    searching and labelling every decision, so the labels cover the positions the student reaches
+    (DAgger). The value target is then the result of the student's game."""
     teacher_epochs: int = setting(20, low=1, most=100_000)
     """(ppo) Passes of the supervised fit over the labelled decisions."""
     teacher_learning_rate: float = setting(1e-3, above=0, high=1)
@@ -354,11 +359,16 @@ class NativePpoSettings:
     def check_teacher(self) -> None:
         """The teacher is a search agent spec with valid options, and not given together with ``init_from``."""
         if not self.teacher:
+            if self.teacher_behaviour:
+                raise ConfigError(f"{self.LABEL} 'teacher_behaviour' needs a 'teacher' to label its moves; set "
+                                  "teacher: ismcts[:options], or remove teacher_behaviour")
             return
         if not _is_search_spec(self.teacher):
             raise ConfigError(f"{self.LABEL} 'teacher' = {short_repr(self.teacher)} is not a search agent spec; "
                               "allowed: ismcts or ismcts:key=value,...")
         _check_search_options(self.teacher, "teacher")
+        if self.teacher_behaviour:
+            _check_agent_spec(self.teacher_behaviour, self, "teacher_behaviour")
         if self.init_from:
             raise ConfigError(f"{self.LABEL} 'init_from' and 'teacher' both choose the starting network; "
                               "set one of them")
@@ -523,8 +533,9 @@ SIZE_LIMITS = {f.name: f.metadata["bounds"].most for f in dataclasses.fields(Tra
                if f.metadata["bounds"].most is not None}
 
 
-def _check_opponent_spec(spec: str, cfg) -> None:
-    """An opponent spec loads at the config's home table (a search spec's options are checked, not searched)."""
+def _check_agent_spec(spec: str, cfg, key: str) -> None:
+    """An agent spec loads at the config's home table (a search spec's options are checked, not searched); an
+    error is a ConfigError naming ``key``."""
     import agents
 
     from train.agent_specs import is_callable_spec, resolve_callable
@@ -532,7 +543,7 @@ def _check_opponent_spec(spec: str, cfg) -> None:
     if spec in agents.BUILTIN:
         return
     if _is_search_spec(spec):
-        _check_search_options(spec, "opponents")
+        _check_search_options(spec, key)
         return
     try:
         if is_callable_spec(spec):
@@ -542,7 +553,7 @@ def _check_opponent_spec(spec: str, cfg) -> None:
 
             agents.load(spec, Game(cfg.variant, cfg.num_players, **cfg.rule_options), seed=0)
     except (agents.AgentSpecError, agents.PolicyFileError) as exc:
-        raise ConfigError(f"opponents: {exc}") from None
+        raise ConfigError(f"{key}: {exc}") from None
 
 
 def _is_search_spec(spec) -> bool:

@@ -200,11 +200,47 @@ def test_the_labelling_games_seat_a_module_callable_opponent(tmp_path, monkeypat
     assert len(rows["obs"]) > 0 and len(asked) > distill.CHUNK_GAMES  # it played every game's other seat
 
 
+def test_with_a_teacher_behaviour_the_student_moves_and_the_teacher_labels_its_positions(labelled, tmp_path,
+                                                                                          monkeypatch):
+    """DAgger: another agent makes the teacher seat's moves; every position it moves from is labelled by the search."""
+    import benchmark_agents  # tests/benchmark_agents.py
+
+    seen = []
+    act = benchmark_agents.LowestLegalAgent.act
+    monkeypatch.setattr(benchmark_agents.LowestLegalAgent, "act",
+                        lambda self, o, m: seen.append((o.copy(), m.copy())) or act(self, o, m))
+    cfg, plain = labelled
+    spec = "benchmark_agents:make_lowest_legal_agent"
+    dagger = _cfg(tmp_path, table_sizes=[2, 3], teacher_behaviour=spec)
+    rows = distill.label(dagger, str(tmp_path / "teacher"), workers=1, progress=False)
+    # the student moved from each labelled position, in order (and from the forced ones, which teach nothing)
+    choices = [(o, m) for o, m in seen if m.sum() > 1]
+    assert len(choices) == len(rows["obs"]) > 100
+    for (obs, mask), row_obs, row_mask in zip(choices, rows["obs"], rows["mask"]):
+        assert np.array_equal(obs, row_obs) and np.array_equal(mask, row_mask)
+    assert np.allclose(rows["target"].sum(1), 1.0) and not np.isin(rows["target"], [0.0, 1.0]).all()
+    # the same deals, other games: the student plays the lowest legal action, not the teacher's move
+    assert len(rows["obs"]) != len(plain["obs"]) or not np.array_equal(rows["obs"], plain["obs"])
+    assert np.mean(rows["mask"].argmax(1) == rows["target"].argmax(1)) < 0.9
+    # deterministic, and a folder labelled with another mover (or none) is refused
+    again = distill.label(dagger, str(tmp_path / "again"), workers=1, progress=False)
+    for key in rows:
+        assert np.array_equal(rows[key], again[key]), key
+    with pytest.raises(ConfigError, match="teacher_behaviour changed"):
+        distill.label(cfg, str(tmp_path / "teacher"), workers=1, progress=False)
+    with pytest.raises(ConfigError, match="teacher_behaviour changed"):
+        distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_behaviour="greedy"), str(tmp_path / "teacher"),
+                      workers=1, progress=False)
+
+
 @pytest.mark.parametrize("bad, message", [({"teacher": "heuristic"}, "not a search agent spec"),
                                           ({"teacher": "ismcts:depth=3"}, "teacher: ismcts option"),
                                           ({"algo": "sb3"}, "needs algo: ppo"),
                                           ({"teacher_games": 0}, "teacher_games"),
                                           ({"teacher_learning_rate": 0.0}, "teacher_learning_rate"),
+                                          ({"teacher_behaviour": "nonesuch"}, "teacher_behaviour: .*nonesuch"),
+                                          ({"teacher": "", "teacher_behaviour": "greedy"},
+                                           "'teacher_behaviour' needs a 'teacher'"),
                                           ({"teacher_game": 5}, "did you mean 'teacher_games'")])
 def test_bad_teacher_config_is_a_clear_error(tmp_path, bad, message):
     with pytest.raises(ConfigError, match=message):

@@ -11,7 +11,9 @@ supervised data, the first step of expert iteration:
    teacher searched is one example: the teacher seat's observation and mask, the visit
    distribution (the policy target) and the seat's result at the end of the game (the value
    target). Forced decisions teach nothing and are left out; calling UNO and catching are kept
-   with a one-hot target. Games run in chunks of ``CHUNK_GAMES`` on one worker process per core,
+   with a one-hot target. With ``teacher_behaviour`` another agent (a student policy) makes the
+   seat's moves while the teacher still searches and labels each decision (DAgger, Ross, Gordon and
+   Bagnell 2011): the labels then cover the positions the student reaches, not only the teacher's. Games run in chunks of ``CHUNK_GAMES`` on one worker process per core,
    each chunk saved to ``<run>/teacher/`` as it finishes, so an interrupted labelling resumes and
    the dataset does not depend on the number of workers. ``labelling.json`` there records the
    settings the labels depend on; chunks labelled under other settings are refused, never reused.
@@ -76,6 +78,8 @@ def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
     games = {n: Game(cfg.variant, n, **cfg.rule_options) for n in cfg.player_counts}
     encoders = {n: ObservationEncoder(g) for n, g in games.items()}
     teachers = {n: agents.load(cfg.teacher, g, seed=0) for n, g in games.items()}
+    movers = {n: load_agent(cfg.teacher_behaviour, g, seed=0) for n, g in games.items()} \
+        if cfg.teacher_behaviour else None  # DAgger: another agent moves, the teacher labels its positions
     rows: dict[str, list] = {"obs": [], "mask": [], "target": [], "result": [], "game": []}
     for i in range(chunk * CHUNK_GAMES, min((chunk + 1) * CHUNK_GAMES, cfg.teacher_games)):
         n = cfg.player_counts[i % len(cfg.player_counts)]
@@ -86,6 +90,11 @@ def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
         seats = [None if q == me else load_agent(baselines[rng.choice(len(baselines), p=weights)][0], game,
                                                  seed=int(rng.integers(2**31)))  # any league spec
                  for q in range(n)]
+        mover = movers[n] if movers else None
+        if mover is not None:
+            mover_seed = int(rng.integers(2**31))  # drawn after the seats', so a plain labelling keeps its games
+            if callable(getattr(mover, "seed", None)):
+                mover.seed(mover_seed)
         state = game.new_state(cfg.seed + i)
         mine = []
         while not state.is_over:
@@ -105,6 +114,8 @@ def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
                 target[action] = 1.0
             if target.any():
                 mine.append((enc.encode(state, me), game.legal_action_mask(state), target))
+            if mover is not None:
+                action = choose_action(mover, game, state, enc)
             game.step(state, action)
         result = state.returns[me] if state.winner is not None else cfg.truncation_reward
         for obs, mask, target in mine:
@@ -131,10 +142,13 @@ def labelling_identity(cfg: TrainConfig) -> dict:
 
     ``teacher_games`` is not one of them: game *i* is the same whatever the total, so a labelling grows.
     """
-    return {"variant": cfg.variant, "rule_options": cfg.rule_options, "player_counts": cfg.player_counts,
-            "seed": cfg.seed, "teacher": cfg.teacher,
-            "opponents": {k: w for k, w in cfg.opponents.items() if k != "self"},
-            "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
+    identity = {"variant": cfg.variant, "rule_options": cfg.rule_options, "player_counts": cfg.player_counts,
+                "seed": cfg.seed, "teacher": cfg.teacher,
+                "opponents": {k: w for k, w in cfg.opponents.items() if k != "self"},
+                "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
+    if cfg.teacher_behaviour:  # absent when the teacher moves, so the records of earlier labellings still match
+        identity["teacher_behaviour"] = cfg.teacher_behaviour
+    return identity
 
 
 def _chunk_path(folder: str, k: int, games: int) -> str:
@@ -148,11 +162,13 @@ def _check_folder(cfg: TrainConfig, folder: str) -> None:
     record = os.path.join(folder, IDENTITY)
     if os.path.exists(record):
         saved = read_json_object(record, "the record of a labelling", ConfigError)
-        changed = [k for k in identity if saved.get(k) != identity[k]]
+        keys = [*identity, *(k for k in saved if k not in identity and k != "teacher_games")]
+        changed = [k for k in keys if saved.get(k) != identity.get(k)]
         if changed:
             k = changed[0]
             raise ConfigError(f"{folder} holds labels of another labelling: {k} changed ({short_repr(saved.get(k))} "
-                              f"-> {short_repr(identity[k])}) since it was labelled; remove the folder to label again")
+                              f"-> {short_repr(identity.get(k))}) since it was labelled; remove the folder to label "
+                              "again")
         old_total = saved.get("teacher_games")
         if old_total is not None and (isinstance(old_total, bool) or not isinstance(old_total, int) or old_total < 0):
             raise ConfigError(f"{record}: teacher_games {short_repr(old_total)} is not a count of games; remove the "

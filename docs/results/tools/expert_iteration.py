@@ -25,6 +25,7 @@ Usage::
 
     python docs/results/tools/expert_iteration.py run classic-2p flip-4p ...   # one process, in order
     python docs/results/tools/expert_iteration.py run-from-shipped flip-2p      # one network, from the shipped one
+    python docs/results/tools/expert_iteration.py run-dagger classic-2p         # round 2 played by round 1's copy
     python docs/results/tools/expert_iteration.py table [FILE]                  # the Markdown table (of FILE)
     python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
 """
@@ -74,7 +75,7 @@ def policy_path(name: str, r: int) -> str:
     return os.path.relpath(os.path.join(RUNS, name, f"round-{r}", "policy"), ROOT)
 
 
-def config(table: str, r: int, warm: bool = False, net_arch: list[int] | None = None):
+def config(table: str, r: int, warm: bool = False, net_arch: list[int] | None = None, **extra):
     from train.config import TrainConfig
 
     variant, n = table.rsplit("-", 1)
@@ -84,7 +85,7 @@ def config(table: str, r: int, warm: bool = False, net_arch: list[int] | None = 
         "teacher": teacher_spec(table, r, warm), "teacher_games": GAMES,
         "teacher_epochs": WARM_EPOCHS if warm else EPOCHS,
         "teacher_learning_rate": WARM_LEARNING_RATE if warm else 0.001, "batch_size": 1024,
-        "out_dir": "runs", "run_name": table})
+        "out_dir": "runs", "run_name": table, **extra})
 
 
 def evaluate(table: str, agents: list[str], games: int, seed: int) -> dict:
@@ -201,6 +202,69 @@ def run_table(table: str, warm: bool = False) -> None:
         print(name, json.dumps(record), flush=True)
 
 
+def run_dagger(table: str) -> None:
+    """Round 2 the DAgger way: the games are played by round 1's copy (``teacher_behaviour``) while the same
+    teacher as the plain round 2 (guided by that copy) labels every decision, on the same deals; the fit
+    takes round 1's labels and these. Round 1 is the plain run's (``run TABLE`` first), so the two
+    round-2 copies differ only in who moved in the labelled games."""
+    import torch
+
+    from train import atomic
+    from train.export import policy_file_from_linears
+    from train.ppo import distill
+    from train.ppo.network import build_network
+    from uno_env import Game
+    from uno_env.observation import ObservationEncoder
+
+    torch.set_num_threads(1)
+    name, r = f"{table}+dagger", 2
+    first = policy_path(table, 1)
+    if not os.path.exists(os.path.join(ROOT, first) + ".npz"):
+        sys.exit(f"run-dagger {table}: round 1 of the plain run is missing ({first}); run "
+                 f"`expert_iteration.py run {table}` first")
+    results = load_results()
+    if any(x["round"] == r for x in results.get(name, [])):
+        return
+    plain_rounds = {x["round"]: x for x in results.get(table, [])}
+    if 1 not in plain_rounds:
+        sys.exit(f"run-dagger {table}: {os.path.relpath(OUT, ROOT)} has no round 1 of {table}; run "
+                 f"`expert_iteration.py run {table}` first")
+    games = plain_rounds[1]["labelled_games"]  # as many games as the plain run labelled a round (EI_GAMES then)
+    cfg = config(table, r, teacher_behaviour=first, teacher_games=games)
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    plain = distill.label(config(table, 1, teacher_games=games), os.path.join(RUNS, table, "round-1", "teacher"), 1,
+                          progress=False)
+    plain["game"] = plain["game"] + 10**7
+    began = time.perf_counter()
+    labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), 1, progress=False)
+    labelled = time.perf_counter() - began
+    labels["game"] = labels["game"] + r * 10**7
+    merged = {k: np.concatenate([plain[k], labels[k]]) for k in plain}
+    torch.manual_seed(cfg.seed)
+    net = build_network(ObservationEncoder(game).size, game.num_actions, HIDDEN)
+    began = time.perf_counter()
+    fit = distill.fit(net, merged, cfg, np.random.default_rng([cfg.seed, 1]),
+                      os.path.join(RUNS, name, f"round-{r}", "fit.csv"))
+    fitted = time.perf_counter() - began
+    policy = policy_file_from_linears(net.exported_actor(), game, 0, None, cfg.to_dict(), table_sizes=[cfg.num_players])
+    atomic.save_policy(policy, os.path.join(ROOT, policy_path(name, r)))
+    n, shipped = cfg.num_players, f"pretrained:{table}"
+    record = {
+        "round": r, "start": "fresh", "teacher": cfg.teacher, "moved_by": first, "labelled_games": games,
+        "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
+        "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
+        "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+        "vs_heuristic": evaluate(table, [policy_path(name, r)] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
+                                 VALIDATION_SEED),
+        "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
+                                         VALIDATION_SEED),
+        "vs_shipped": evaluate(table, [policy_path(name, r)] + [shipped] * (n - 1), VALIDATION_GAMES,
+                               VALIDATION_SEED),
+    }
+    save_round(name, record)
+    print(name, json.dumps(record), flush=True)
+
+
 def ship(name: str, r: int) -> None:
     """Copy round ``r``'s policy of run ``name`` (``<table>`` or ``<table>+shipped``) to ``agents/pretrained/<table>``,
     its metadata naming the table (the name ``pretrained`` looks the specialist up by) and how it was made."""
@@ -242,10 +306,13 @@ if __name__ == "__main__":
         table(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "ship" and sys.argv[2].split("+")[0] in TABLES:
         ship(sys.argv[2], int(sys.argv[3]))
-    elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped"):
+    elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped", "run-dagger"):
         for name in sys.argv[2:]:
             if name not in TABLES:
                 sys.exit(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
-            run_table(name, warm=sys.argv[1] == "run-from-shipped")
+            if sys.argv[1] == "run-dagger":
+                run_dagger(name)
+            else:
+                run_table(name, warm=sys.argv[1] == "run-from-shipped")
     else:
         sys.exit(__doc__)
