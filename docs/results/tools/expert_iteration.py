@@ -26,6 +26,7 @@ Usage::
     python docs/results/tools/expert_iteration.py run classic-2p flip-4p ...   # one process, in order
     python docs/results/tools/expert_iteration.py run-from-shipped flip-2p      # one network, from the shipped one
     python docs/results/tools/expert_iteration.py run-dagger classic-2p         # round 2 played by round 1's copy
+    EI_SCALE_GAMES=8000,16000 python docs/results/tools/expert_iteration.py run-scale classic-2p  # round 1, more games
     python docs/results/tools/expert_iteration.py table [FILE]                  # the Markdown table (of FILE)
     python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
 """
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -55,6 +57,7 @@ OPPONENTS = {"heuristic": 0.9, "greedy": 0.1}
 LABEL_SEED = 2_000_000  # round r deals games from LABEL_SEED * r + i: far from every evaluation's deals
 WARM_EPOCHS = 4             # from the shipped policy: a few quieter passes, so it moves toward the teacher from
 WARM_LEARNING_RATE = 0.0003  # where it is rather than starting over
+SCALE_GAMES = [int(g) for g in os.environ.get("EI_SCALE_GAMES", "16000").split(",")]  # run-scale: round 1's games
 VALIDATION_SEED = 700000
 VALIDATION_GAMES = 2000
 
@@ -136,6 +139,37 @@ def save_round(table: str, record: dict) -> None:
     os.replace(tmp, OUT)
 
 
+def measure(name: str, table: str, r: int, net, cfg, game) -> dict:
+    """Export round ``r``'s fitted network of run ``name`` and measure it on the validation deals: against
+    ``heuristic``, the shipped specialist against ``heuristic`` (the same deals' reference), and head to head."""
+    from train import atomic
+    from train.export import policy_file_from_linears
+
+    policy = policy_file_from_linears(net.exported_actor(), game, 0, None, cfg.to_dict(), table_sizes=[cfg.num_players])
+    atomic.save_policy(policy, os.path.join(ROOT, policy_path(name, r)))
+    n, shipped, mine = cfg.num_players, f"pretrained:{table}", policy_path(name, r)
+    return {"vs_heuristic": evaluate(table, [mine] + ["heuristic"] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED),
+            "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
+                                             VALIDATION_SEED),
+            "vs_shipped": evaluate(table, [mine] + [shipped] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED)}
+
+
+def fit_fresh(name: str, r: int, data: dict, cfg, game) -> tuple:
+    """A fresh network fitted to ``data`` (``distill.fit``); the network, the fit's report and its seconds."""
+    import torch
+
+    from train.ppo import distill
+    from train.ppo.network import build_network
+    from uno_env.observation import ObservationEncoder
+
+    torch.manual_seed(cfg.seed)
+    net = build_network(ObservationEncoder(game).size, game.num_actions, HIDDEN)
+    began = time.perf_counter()
+    fit = distill.fit(net, data, cfg, np.random.default_rng([cfg.seed, 1]),
+                      os.path.join(RUNS, name, f"round-{r}", "fit.csv"))
+    return net, fit, time.perf_counter() - began
+
+
 def run_table(table: str, warm: bool = False) -> None:
     """Every round of one table: fresh networks, or (``warm``) one network that starts as the shipped policy and
     keeps learning round after round, the first round's search guided by the shipped policy."""
@@ -143,8 +177,6 @@ def run_table(table: str, warm: bool = False) -> None:
 
     from agents.policy_file import PolicyFile
     from agents.loader import pretrained_path
-    from train import atomic
-    from train.export import policy_file_from_linears
     from train.ppo import distill
     from train.ppo.checkpoint import load_actor
     from train.ppo.network import build_network
@@ -182,24 +214,23 @@ def run_table(table: str, warm: bool = False) -> None:
         fit = distill.fit(net, merged, cfg, np.random.default_rng([cfg.seed, 1]),
                           os.path.join(RUNS, name, f"round-{r}", "fit.csv"))
         fitted = time.perf_counter() - began
-        policy = policy_file_from_linears(net.exported_actor(), game, 0, None, cfg.to_dict(),
-                                          table_sizes=[cfg.num_players])
-        atomic.save_policy(policy, os.path.join(ROOT, policy_path(name, r)))
-        n = cfg.num_players
         record = {
             "round": r, "start": shipped if warm else "fresh", "teacher": cfg.teacher, "labelled_games": GAMES,
             "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
             "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
             "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
-            "vs_heuristic": evaluate(table, [policy_path(name, r)] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
-                                     VALIDATION_SEED),
-            "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
-                                             VALIDATION_SEED),
-            "vs_shipped": evaluate(table, [policy_path(name, r)] + [shipped] * (n - 1), VALIDATION_GAMES,
-                                   VALIDATION_SEED),
-        }
+            **measure(name, table, r, net, cfg, game)}
         save_round(name, record)
         print(name, json.dumps(record), flush=True)
+
+
+def plain_round_games(table: str, what: str) -> int:
+    """Games a round of the plain run of ``table`` labelled (``EI_GAMES`` when it ran); an error if it has none."""
+    rounds = {x["round"]: x for x in load_results().get(table, [])}
+    if 1 not in rounds or not os.path.exists(os.path.join(ROOT, policy_path(table, 1)) + ".npz"):
+        sys.exit(f"{what} {table}: round 1 of the plain run is missing (in {os.path.relpath(OUT, ROOT)} or "
+                 f"{policy_path(table, 1)}); run `expert_iteration.py run {table}` first")
+    return rounds[1]["labelled_games"]
 
 
 def run_dagger(table: str) -> None:
@@ -209,58 +240,72 @@ def run_dagger(table: str) -> None:
     round-2 copies differ only in who moved in the labelled games."""
     import torch
 
-    from train import atomic
-    from train.export import policy_file_from_linears
     from train.ppo import distill
-    from train.ppo.network import build_network
     from uno_env import Game
-    from uno_env.observation import ObservationEncoder
 
     torch.set_num_threads(1)
     name, r = f"{table}+dagger", 2
-    first = policy_path(table, 1)
-    if not os.path.exists(os.path.join(ROOT, first) + ".npz"):
-        sys.exit(f"run-dagger {table}: round 1 of the plain run is missing ({first}); run "
-                 f"`expert_iteration.py run {table}` first")
-    results = load_results()
-    if any(x["round"] == r for x in results.get(name, [])):
+    games = plain_round_games(table, "run-dagger")
+    if any(x["round"] == r for x in load_results().get(name, [])):
         return
-    plain_rounds = {x["round"]: x for x in results.get(table, [])}
-    if 1 not in plain_rounds:
-        sys.exit(f"run-dagger {table}: {os.path.relpath(OUT, ROOT)} has no round 1 of {table}; run "
-                 f"`expert_iteration.py run {table}` first")
-    games = plain_rounds[1]["labelled_games"]  # as many games as the plain run labelled a round (EI_GAMES then)
+    first = policy_path(table, 1)
     cfg = config(table, r, teacher_behaviour=first, teacher_games=games)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     plain = distill.label(config(table, 1, teacher_games=games), os.path.join(RUNS, table, "round-1", "teacher"), 1,
                           progress=False)
     plain["game"] = plain["game"] + 10**7
-    began = time.perf_counter()
     labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), 1, progress=False)
-    labelled = time.perf_counter() - began
     labels["game"] = labels["game"] + r * 10**7
     merged = {k: np.concatenate([plain[k], labels[k]]) for k in plain}
-    torch.manual_seed(cfg.seed)
-    net = build_network(ObservationEncoder(game).size, game.num_actions, HIDDEN)
+    net, fit, fitted = fit_fresh(name, r, merged, cfg, game)
+    record = {"round": r, "start": "fresh", "teacher": cfg.teacher, "moved_by": first, "labelled_games": games,
+              "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
+              "fit_seconds": round(fitted, 1), "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+              **measure(name, table, r, net, cfg, game)}
+    save_round(name, record)
+    print(name, json.dumps(record), flush=True)
+
+
+def run_scale(table: str, games: int) -> None:
+    """Round 1 with more labelled games: the same teacher and deals (game *i* of a labelling does not depend on
+    the total), a fresh network fitted to ``games`` games; filed as ``<table>+<games>games``. The chunks of
+    the largest smaller labelling (the plain run's round 1, or an earlier ``run-scale``) are linked in rather
+    than labelled again."""
+    import shutil
+
+    import torch
+
+    from train.ppo import distill
+    from uno_env import Game
+
+    torch.set_num_threads(1)
+    plain_round_games(table, "run-scale")
+    name = f"{table}+{games}games"
+    if any(x["round"] == 1 for x in load_results().get(name, [])):
+        return
+    cfg = config(table, 1, teacher_games=games)
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    folder = os.path.join(RUNS, name, "round-1", "teacher")
+    sizes = [int(m.group(1)) for d in os.listdir(RUNS) if (m := re.fullmatch(re.escape(table) + r"\+(\d+)games", d))]
+    smaller = max((g for g in sizes if g < games), default=None)
+    source = os.path.join(RUNS, f"{table}+{smaller}games" if smaller else table, "round-1", "teacher")
+    if not os.path.exists(folder):
+        os.makedirs(folder)
+        for f in sorted(os.listdir(source)):  # whole chunks and the record; a partial chunk is labelled again
+            if f == distill.IDENTITY or (f.startswith("chunk_") and not f.endswith("games.npz")):
+                try:
+                    os.link(os.path.join(source, f), os.path.join(folder, f))
+                except OSError:
+                    shutil.copy(os.path.join(source, f), os.path.join(folder, f))
     began = time.perf_counter()
-    fit = distill.fit(net, merged, cfg, np.random.default_rng([cfg.seed, 1]),
-                      os.path.join(RUNS, name, f"round-{r}", "fit.csv"))
-    fitted = time.perf_counter() - began
-    policy = policy_file_from_linears(net.exported_actor(), game, 0, None, cfg.to_dict(), table_sizes=[cfg.num_players])
-    atomic.save_policy(policy, os.path.join(ROOT, policy_path(name, r)))
-    n, shipped = cfg.num_players, f"pretrained:{table}"
-    record = {
-        "round": r, "start": "fresh", "teacher": cfg.teacher, "moved_by": first, "labelled_games": games,
-        "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
-        "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
-        "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
-        "vs_heuristic": evaluate(table, [policy_path(name, r)] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
-                                 VALIDATION_SEED),
-        "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
-                                         VALIDATION_SEED),
-        "vs_shipped": evaluate(table, [policy_path(name, r)] + [shipped] * (n - 1), VALIDATION_GAMES,
-                               VALIDATION_SEED),
-    }
+    labels = distill.label(cfg, folder, 1, progress=False)
+    labelled = time.perf_counter() - began
+    net, fit, fitted = fit_fresh(name, 1, labels, cfg, game)
+    record = {"round": 1, "start": "fresh", "teacher": cfg.teacher, "labelled_games": games,
+              "examples": int(len(labels["obs"])), "fitted_on": int(len(labels["obs"])),
+              "label_seconds_new_games": round(labelled, 1), "fit_seconds": round(fitted, 1),
+              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+              **measure(name, table, 1, net, cfg, game)}
     save_round(name, record)
     print(name, json.dumps(record), flush=True)
 
@@ -306,12 +351,15 @@ if __name__ == "__main__":
         table(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "ship" and sys.argv[2].split("+")[0] in TABLES:
         ship(sys.argv[2], int(sys.argv[3]))
-    elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped", "run-dagger"):
+    elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped", "run-dagger", "run-scale"):
         for name in sys.argv[2:]:
             if name not in TABLES:
                 sys.exit(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
             if sys.argv[1] == "run-dagger":
                 run_dagger(name)
+            elif sys.argv[1] == "run-scale":
+                for games in SCALE_GAMES:  # smaller first: each links the chunks of the one before
+                    run_scale(name, games)
             else:
                 run_table(name, warm=sys.argv[1] == "run-from-shipped")
     else:
