@@ -13,9 +13,10 @@ supervised data, the first step of expert iteration:
    target). Forced decisions teach nothing and are left out; calling UNO and catching are kept
    with a one-hot target. With ``teacher_behaviour`` another agent (a student policy) makes the
    seat's moves while the teacher still searches and labels each decision (DAgger, Ross, Gordon and
-   Bagnell 2011): the labels then cover the positions the student reaches, not only the teacher's. Games run in chunks of ``CHUNK_GAMES`` on one worker process per core,
-   each chunk saved to ``<run>/teacher/`` as it finishes, so an interrupted labelling resumes and
-   the dataset does not depend on the number of workers. ``labelling.json`` there records the
+   Bagnell 2011): the labels then cover the positions the student reaches, not only the teacher's.
+   Games run in chunks of ``CHUNK_GAMES`` on one worker process per core, each chunk saved to
+   ``<run>/teacher/`` as it finishes, so an interrupted labelling resumes and the dataset does not
+   depend on the number of workers. ``labelling.json`` there records the
    settings the labels depend on; chunks labelled under other settings are refused, never reused.
    Game *i* does not depend on ``teacher_games``, so raising it keeps every chunk already labelled
    and labels only the new games (a last, partial chunk is named by its game count, so it is

@@ -16,6 +16,11 @@ For each table (``classic-2p`` ... ``attack-4p``), ``ROUNDS`` rounds:
    policy of the table (at four players, one new seat against three shipped ones: parity 25%), both
    seat-rotated by ``uno-env eval``.
 
+Two variations measure what limits the copies, each against the plain run's rounds on the same deals:
+``run-dagger`` is round 2 with its games played by round 1's copy while the same teacher labels every
+decision (DAgger: the labels cover the positions the copy reaches), and ``run-scale`` is round 1 with more
+labelled games (``EI_SCALE_GAMES``, a comma-separated list of totals).
+
 Each table's rounds are written to ``docs/results/expert-iteration.json`` as they finish (a rerun skips
 the rounds already there and reuses labelled chunks). Which candidate replaces a shipped specialist is
 decided afterwards, by ``compare`` (head to head on the validation deals with the whole interval above
@@ -57,6 +62,7 @@ OPPONENTS = {"heuristic": 0.9, "greedy": 0.1}
 LABEL_SEED = 2_000_000  # round r deals games from LABEL_SEED * r + i: far from every evaluation's deals
 WARM_EPOCHS = 4             # from the shipped policy: a few quieter passes, so it moves toward the teacher from
 WARM_LEARNING_RATE = 0.0003  # where it is rather than starting over
+SCALE_HIDDEN = [int(w) for w in os.environ.get("EI_HIDDEN", "256,256").split(",")]  # run-scale: the network
 SCALE_GAMES = [int(g) for g in os.environ.get("EI_SCALE_GAMES", "16000").split(",")]  # run-scale: round 1's games
 VALIDATION_SEED = 700000
 VALIDATION_GAMES = 2000
@@ -154,7 +160,7 @@ def measure(name: str, table: str, r: int, net, cfg, game) -> dict:
             "vs_shipped": evaluate(table, [mine] + [shipped] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED)}
 
 
-def fit_fresh(name: str, r: int, data: dict, cfg, game) -> tuple:
+def fit_fresh(name: str, r: int, data: dict, cfg, game, hidden: list[int] = HIDDEN) -> tuple:
     """A fresh network fitted to ``data`` (``distill.fit``); the network, the fit's report and its seconds."""
     import torch
 
@@ -163,7 +169,8 @@ def fit_fresh(name: str, r: int, data: dict, cfg, game) -> tuple:
     from uno_env.observation import ObservationEncoder
 
     torch.manual_seed(cfg.seed)
-    net = build_network(ObservationEncoder(game).size, game.num_actions, HIDDEN)
+    net = build_network(ObservationEncoder(game).size, game.num_actions, hidden)
+    os.makedirs(os.path.join(RUNS, name, f"round-{r}"), exist_ok=True)
     began = time.perf_counter()
     fit = distill.fit(net, data, cfg, np.random.default_rng([cfg.seed, 1]),
                       os.path.join(RUNS, name, f"round-{r}", "fit.csv"))
@@ -266,11 +273,12 @@ def run_dagger(table: str) -> None:
     print(name, json.dumps(record), flush=True)
 
 
-def run_scale(table: str, games: int) -> None:
+def run_scale(table: str, games: int, hidden: list[int] = HIDDEN) -> None:
     """Round 1 with more labelled games: the same teacher and deals (game *i* of a labelling does not depend on
     the total), a fresh network fitted to ``games`` games; filed as ``<table>+<games>games``. The chunks of
     the largest smaller labelling (the plain run's round 1, or an earlier ``run-scale``) are linked in rather
-    than labelled again."""
+    than labelled again. Other ``hidden`` layers (``EI_HIDDEN``) fit the same labels, filed as
+    ``<table>+<games>games+<widths>``."""
     import shutil
 
     import torch
@@ -280,12 +288,13 @@ def run_scale(table: str, games: int) -> None:
 
     torch.set_num_threads(1)
     plain_round_games(table, "run-scale")
-    name = f"{table}+{games}games"
+    labelling = f"{table}+{games}games"
+    name = labelling if hidden == HIDDEN else f"{labelling}+{'x'.join(map(str, hidden))}"
     if any(x["round"] == 1 for x in load_results().get(name, [])):
         return
-    cfg = config(table, 1, teacher_games=games)
+    cfg = config(table, 1, net_arch=hidden, teacher_games=games)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    folder = os.path.join(RUNS, name, "round-1", "teacher")
+    folder = os.path.join(RUNS, labelling, "round-1", "teacher")
     sizes = [int(m.group(1)) for d in os.listdir(RUNS) if (m := re.fullmatch(re.escape(table) + r"\+(\d+)games", d))]
     smaller = max((g for g in sizes if g < games), default=None)
     source = os.path.join(RUNS, f"{table}+{smaller}games" if smaller else table, "round-1", "teacher")
@@ -300,8 +309,8 @@ def run_scale(table: str, games: int) -> None:
     began = time.perf_counter()
     labels = distill.label(cfg, folder, 1, progress=False)
     labelled = time.perf_counter() - began
-    net, fit, fitted = fit_fresh(name, 1, labels, cfg, game)
-    record = {"round": 1, "start": "fresh", "teacher": cfg.teacher, "labelled_games": games,
+    net, fit, fitted = fit_fresh(name, 1, labels, cfg, game, hidden)
+    record = {"round": 1, "start": "fresh", "teacher": cfg.teacher, "labelled_games": games, "hidden": hidden,
               "examples": int(len(labels["obs"])), "fitted_on": int(len(labels["obs"])),
               "label_seconds_new_games": round(labelled, 1), "fit_seconds": round(fitted, 1),
               "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
@@ -359,7 +368,7 @@ if __name__ == "__main__":
                 run_dagger(name)
             elif sys.argv[1] == "run-scale":
                 for games in SCALE_GAMES:  # smaller first: each links the chunks of the one before
-                    run_scale(name, games)
+                    run_scale(name, games, SCALE_HIDDEN)
             else:
                 run_table(name, warm=sys.argv[1] == "run-from-shipped")
     else:
