@@ -283,3 +283,27 @@ def test_expert_iteration_table_prints_the_file_it_is_given_and_names_a_missing_
         hostile.write_text(text, encoding="utf-8")
         with pytest.raises(SystemExit, match=message):
             tool.table(str(hostile))
+
+
+@pytest.mark.parametrize("run", ["run_dagger", "run_scale"])
+def test_expert_iteration_variations_need_the_plain_run_and_say_so(tmp_path, monkeypatch, run):
+    """``run-dagger`` and ``run-scale`` build on the plain run's round 1: without its record or its policy they stop
+    with an error naming what is missing and the command that makes it, before labelling anything."""
+    tool = _load("expert_iteration")
+    monkeypatch.setattr(tool, "OUT", str(tmp_path / "results.json"))
+    monkeypatch.setattr(tool, "RUNS", str(tmp_path / "runs"))
+    args = ("classic-2p",) if run == "run_dagger" else ("classic-2p", 8000)
+    with pytest.raises(SystemExit, match=r"round 1 of the plain run is missing .*run classic-2p` first"):
+        getattr(tool, run)(*args)
+    record = {"round": 1, "labelled_games": 2000}
+    (tmp_path / "results.json").write_text(json.dumps({"classic-2p": [record]}), encoding="utf-8")
+    with pytest.raises(SystemExit, match="round 1 of the plain run is missing"):  # the record, but no policy
+        getattr(tool, run)(*args)
+    policy = tmp_path / "runs" / "classic-2p" / "round-1" / "policy.npz"
+    policy.parent.mkdir(parents=True)
+    policy.write_bytes(b"")
+    (tmp_path / "results.json").write_text(json.dumps({"classic-2p": [{**record, "labelled_games": "all"}]}),
+                                           encoding="utf-8")
+    with pytest.raises(SystemExit, match="labelled_games 'all', not a count of games"):
+        getattr(tool, run)(*args)
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["classic-2p"]  # nothing labelled or fitted

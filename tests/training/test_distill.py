@@ -233,6 +233,38 @@ def test_with_a_teacher_behaviour_the_student_moves_and_the_teacher_labels_its_p
                       workers=1, progress=False)
 
 
+def test_a_labelling_with_a_mover_is_its_own_and_the_policy_file_it_names_is_part_of_it(labelled, tmp_path):
+    """A folder labelled with the teacher moving refuses a mover (and the reverse); a policy file refitted under the
+    same path is another mover; a seeded mover (``random``) labels the same whatever the worker count."""
+    import shutil
+
+    from agents.loader import pretrained_path
+
+    cfg, _ = labelled
+    plain = tmp_path / "plain"
+    distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_games=distill.CHUNK_GAMES), str(plain), workers=1,
+                  progress=False)
+    with pytest.raises(ConfigError, match="teacher_behaviour changed \\(None -> 'greedy'\\)"):
+        distill.label(_cfg(tmp_path, table_sizes=[2, 3], teacher_behaviour="greedy"), str(plain), workers=1,
+                      progress=False)
+    student = tmp_path / "student"
+    for ext in (".npz", ".json"):
+        shutil.copy(pretrained_path("classic") + ext, str(student) + ext)
+    moved = _cfg(tmp_path, teacher_games=distill.CHUNK_GAMES, teacher_behaviour=str(student))
+    distill.label(moved, str(tmp_path / "moved"), workers=1, progress=False)
+    record = json.loads((tmp_path / "moved" / distill.IDENTITY).read_text(encoding="utf-8"))
+    assert len(record["teacher_behaviour_sha256"]) == 64
+    with open(str(student) + ".json", "a", encoding="utf-8") as fh:
+        fh.write("\n")  # the same path, another file
+    with pytest.raises(ConfigError, match="teacher_behaviour_sha256 changed"):
+        distill.label(moved, str(tmp_path / "moved"), workers=1, progress=False)
+    seeded = _cfg(tmp_path, table_sizes=[2, 3], teacher_behaviour="random")
+    one = distill.label(seeded, str(tmp_path / "one"), workers=1, progress=False)
+    two = distill.label(seeded, str(tmp_path / "two"), workers=2, progress=False)
+    for key in one:
+        assert np.array_equal(one[key], two[key]), key
+
+
 @pytest.mark.parametrize("bad, message", [({"teacher": "heuristic"}, "not a search agent spec"),
                                           ({"teacher": "ismcts:depth=3"}, "teacher: ismcts option"),
                                           ({"algo": "sb3"}, "needs algo: ppo"),

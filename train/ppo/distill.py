@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import csv
 import glob
+import hashlib
 import io
 import json
 import multiprocessing as mp
@@ -91,11 +92,14 @@ def label_chunk(cfg_dict: dict, chunk: int) -> dict[str, np.ndarray]:
         seats = [None if q == me else load_agent(baselines[rng.choice(len(baselines), p=weights)][0], game,
                                                  seed=int(rng.integers(2**31)))  # any league spec
                  for q in range(n)]
-        mover = movers[n] if movers else None
-        if mover is not None:
+        mover = None
+        if movers:
             mover_seed = int(rng.integers(2**31))  # drawn after the seats', so a plain labelling keeps its games
+            mover = movers[n]
             if callable(getattr(mover, "seed", None)):
                 mover.seed(mover_seed)
+            else:  # an agent that cannot be reseeded is built for the game, as the other seats are
+                mover = load_agent(cfg.teacher_behaviour, game, seed=mover_seed)
         state = game.new_state(cfg.seed + i)
         mine = []
         while not state.is_over:
@@ -149,7 +153,33 @@ def labelling_identity(cfg: TrainConfig) -> dict:
                 "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
     if cfg.teacher_behaviour:  # absent when the teacher moves, so the records of earlier labellings still match
         identity["teacher_behaviour"] = cfg.teacher_behaviour
+        digest = _policy_digest(cfg.teacher_behaviour)
+        if digest:  # a policy file refitted under the same path is another mover
+            identity["teacher_behaviour_sha256"] = digest
     return identity
+
+
+def _policy_digest(spec: str) -> str | None:
+    """The SHA-256 of the policy file pair a spec names (``pretrained:<name>`` or a path), None for other specs."""
+    from agents.loader import pretrained_path
+    from agents.policy_file import strip_extension
+
+    if spec.startswith("pretrained:"):
+        try:
+            base = pretrained_path(spec.split(":", 1)[1])
+        except agents.AgentSpecError:
+            return None
+    else:
+        base = strip_extension(spec)
+    files = [base + ext for ext in (".npz", ".json") if os.path.isfile(base + ext)]
+    if not files:
+        return None
+    digest = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
 
 
 def _chunk_path(folder: str, k: int, games: int) -> str:

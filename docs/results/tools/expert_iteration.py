@@ -32,6 +32,7 @@ Usage::
     python docs/results/tools/expert_iteration.py run-from-shipped flip-2p      # one network, from the shipped one
     python docs/results/tools/expert_iteration.py run-dagger classic-2p         # round 2 played by round 1's copy
     EI_SCALE_GAMES=8000,16000 python docs/results/tools/expert_iteration.py run-scale classic-2p  # round 1, more games
+    EI_SCALE_GAMES=32000 EI_HIDDEN=512,512,512 EI_ROUND2_GAMES=8000 ... run-scale classic-2p   # then a guided round 2
     python docs/results/tools/expert_iteration.py table [FILE]                  # the Markdown table (of FILE)
     python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
 """
@@ -62,8 +63,19 @@ OPPONENTS = {"heuristic": 0.9, "greedy": 0.1}
 LABEL_SEED = 2_000_000  # round r deals games from LABEL_SEED * r + i: far from every evaluation's deals
 WARM_EPOCHS = 4             # from the shipped policy: a few quieter passes, so it moves toward the teacher from
 WARM_LEARNING_RATE = 0.0003  # where it is rather than starting over
-SCALE_HIDDEN = [int(w) for w in os.environ.get("EI_HIDDEN", "256,256").split(",")]  # run-scale: the network
-SCALE_GAMES = [int(g) for g in os.environ.get("EI_SCALE_GAMES", "16000").split(",")]  # run-scale: round 1's games
+LABEL_WORKERS = 1  # labelling processes (EI_WORKERS; the labels do not depend on it)
+
+
+def env_counts(name: str, default: str, low: int, high: int) -> list[int]:
+    """A comma-separated list of whole numbers from the environment, each in [low, high]; an error naming it."""
+    text = os.environ.get(name, default)
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or not all(low <= v <= high for v in values):
+        sys.exit(f"{name}={text!r}: give whole numbers from {low:,} to {high:,}, separated by commas")
+    return values
 VALIDATION_SEED = 700000
 VALIDATION_GAMES = 2000
 
@@ -113,9 +125,10 @@ def evaluate(table: str, agents: list[str], games: int, seed: int) -> dict:
 MAX_RESULTS_BYTES = 4 * 2**20  # a results file is about 40 KB; anything far larger is not one
 
 
-def load_results(path: str = OUT) -> dict:
-    """The rounds of each run in ``path`` ({} where there is none yet), read bounded: a file that is too large or not
-    this tool's shape is an error naming it."""
+def load_results(path: str | None = None) -> dict:
+    """The rounds of each run in ``path`` (``OUT`` by default; {} where there is none yet), read bounded: a file that
+    is too large or not this tool's shape is an error naming it."""
+    path = path or OUT
     if not os.path.exists(path):
         return {}
     if os.path.getsize(path) > MAX_RESULTS_BYTES:
@@ -202,7 +215,7 @@ def run_table(table: str, warm: bool = False) -> None:
         cfg = config(table, r, warm, hidden)
         game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
         began = time.perf_counter()
-        labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), 1, progress=False)
+        labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), LABEL_WORKERS, progress=False)
         labelled = time.perf_counter() - began
         labels["game"] = labels["game"] + r * 10**7  # distinct games across rounds (the held-out split is by game)
         data.append(labels)
@@ -237,7 +250,11 @@ def plain_round_games(table: str, what: str) -> int:
     if 1 not in rounds or not os.path.exists(os.path.join(ROOT, policy_path(table, 1)) + ".npz"):
         sys.exit(f"{what} {table}: round 1 of the plain run is missing (in {os.path.relpath(OUT, ROOT)} or "
                  f"{policy_path(table, 1)}); run `expert_iteration.py run {table}` first")
-    return rounds[1]["labelled_games"]
+    games = rounds[1].get("labelled_games")
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 10_000_000:
+        sys.exit(f"{what} {table}: round 1 of {table} in {os.path.relpath(OUT, ROOT)} has labelled_games "
+                 f"{games!r}, not a count of games (1 to 10,000,000)")
+    return games
 
 
 def run_dagger(table: str) -> None:
@@ -261,13 +278,16 @@ def run_dagger(table: str) -> None:
     plain = distill.label(config(table, 1, teacher_games=games), os.path.join(RUNS, table, "round-1", "teacher"), 1,
                           progress=False)
     plain["game"] = plain["game"] + 10**7
-    labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), 1, progress=False)
+    began = time.perf_counter()
+    labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), LABEL_WORKERS, progress=False)
+    labelled = time.perf_counter() - began
     labels["game"] = labels["game"] + r * 10**7
     merged = {k: np.concatenate([plain[k], labels[k]]) for k in plain}
     net, fit, fitted = fit_fresh(name, r, merged, cfg, game)
     record = {"round": r, "start": "fresh", "teacher": cfg.teacher, "moved_by": first, "labelled_games": games,
               "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
-              "fit_seconds": round(fitted, 1), "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+              "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
+              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
               **measure(name, table, r, net, cfg, game)}
     save_round(name, record)
     print(name, json.dumps(record), flush=True)
@@ -295,19 +315,23 @@ def run_scale(table: str, games: int, hidden: list[int] = HIDDEN) -> None:
     cfg = config(table, 1, net_arch=hidden, teacher_games=games)
     game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
     folder = os.path.join(RUNS, labelling, "round-1", "teacher")
-    sizes = [int(m.group(1)) for d in os.listdir(RUNS) if (m := re.fullmatch(re.escape(table) + r"\+(\d+)games", d))]
+    def teacher_folder(run: str) -> str:
+        return os.path.join(RUNS, run, "round-1", "teacher")
+
+    sizes = [int(m.group(1)) for d in os.listdir(RUNS) if (m := re.fullmatch(re.escape(table) + r"\+(\d+)games", d))
+             and os.path.isdir(teacher_folder(d))]
     smaller = max((g for g in sizes if g < games), default=None)
-    source = os.path.join(RUNS, f"{table}+{smaller}games" if smaller else table, "round-1", "teacher")
-    if not os.path.exists(folder):
-        os.makedirs(folder)
-        for f in sorted(os.listdir(source)):  # whole chunks and the record; a partial chunk is labelled again
-            if f == distill.IDENTITY or (f.startswith("chunk_") and not f.endswith("games.npz")):
-                try:
-                    os.link(os.path.join(source, f), os.path.join(folder, f))
-                except OSError:
-                    shutil.copy(os.path.join(source, f), os.path.join(folder, f))
+    source = teacher_folder(f"{table}+{smaller}games" if smaller else table)
+    os.makedirs(folder, exist_ok=True)
+    for f in sorted(os.listdir(source)):  # whole chunks and the record; a partial chunk is labelled again
+        if (f == distill.IDENTITY or (f.startswith("chunk_") and not f.endswith("games.npz"))) \
+                and not os.path.exists(os.path.join(folder, f)):  # links what an interrupted run did not
+            try:
+                os.link(os.path.join(source, f), os.path.join(folder, f))
+            except OSError:
+                shutil.copy(os.path.join(source, f), os.path.join(folder, f))
     began = time.perf_counter()
-    labels = distill.label(cfg, folder, 1, progress=False)
+    labels = distill.label(cfg, folder, LABEL_WORKERS, progress=False)
     labelled = time.perf_counter() - began
     net, fit, fitted = fit_fresh(name, 1, labels, cfg, game, hidden)
     record = {"round": 1, "start": "fresh", "teacher": cfg.teacher, "labelled_games": games, "hidden": hidden,
@@ -315,6 +339,45 @@ def run_scale(table: str, games: int, hidden: list[int] = HIDDEN) -> None:
               "label_seconds_new_games": round(labelled, 1), "fit_seconds": round(fitted, 1),
               "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
               **measure(name, table, 1, net, cfg, game)}
+    save_round(name, record)
+    print(name, json.dumps(record), flush=True)
+
+
+def run_scale_round2(table: str, games: int, hidden: list[int], round2_games: int) -> None:
+    """Round 2 after a ``run-scale`` round 1: ``round2_games`` games on round 2's deals, labelled by the teacher
+    guided by that round's copy (``prior=``), and a fresh network of the same ``hidden`` layers fitted to both
+    rounds' labels; filed as round 2 of the same run."""
+    import torch
+
+    from train.ppo import distill
+    from uno_env import Game
+
+    torch.set_num_threads(1)
+    labelling = f"{table}+{games}games"
+    name = labelling if hidden == HIDDEN else f"{labelling}+{'x'.join(map(str, hidden))}"
+    done = {x["round"] for x in load_results().get(name, [])}
+    if 2 in done:
+        return
+    if 1 not in done or not os.path.exists(os.path.join(ROOT, policy_path(name, 1)) + ".npz"):
+        sys.exit(f"run-scale {table}: round 2 of {name} needs its round 1 (its record and {policy_path(name, 1)}); "
+                 "run it without EI_ROUND2_GAMES first")
+    first = config(table, 1, net_arch=hidden, teacher_games=games)
+    cfg = config(table, 2, net_arch=hidden, teacher_games=round2_games,
+                 teacher=f"ismcts:iterations={ITERATIONS},prior={policy_path(name, 1)}")
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    plain = distill.label(first, os.path.join(RUNS, labelling, "round-1", "teacher"), 1, progress=False)
+    plain["game"] = plain["game"] + 10**7
+    began = time.perf_counter()
+    labels = distill.label(cfg, os.path.join(RUNS, name, "round-2", "teacher"), LABEL_WORKERS, progress=False)
+    labelled = time.perf_counter() - began
+    labels["game"] = labels["game"] + 2 * 10**7
+    merged = {k: np.concatenate([plain[k], labels[k]]) for k in plain}
+    net, fit, fitted = fit_fresh(name, 2, merged, cfg, game, hidden)
+    record = {"round": 2, "start": "fresh", "teacher": cfg.teacher, "labelled_games": round2_games, "hidden": hidden,
+              "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
+              "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
+              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+              **measure(name, table, 2, net, cfg, game)}
     save_round(name, record)
     print(name, json.dumps(record), flush=True)
 
@@ -361,6 +424,10 @@ if __name__ == "__main__":
     elif len(sys.argv) == 4 and sys.argv[1] == "ship" and sys.argv[2].split("+")[0] in TABLES:
         ship(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped", "run-dagger", "run-scale"):
+        LABEL_WORKERS = env_counts("EI_WORKERS", "1", 1, 64)[0]
+        SCALE_GAMES = sorted(set(env_counts("EI_SCALE_GAMES", "16000", 1, 10_000_000)))  # smaller first
+        SCALE_HIDDEN = env_counts("EI_HIDDEN", ",".join(map(str, HIDDEN)), 1, 4096)
+        ROUND2_GAMES = env_counts("EI_ROUND2_GAMES", "0", 0, 10_000_000)[0]  # then a round 2 of this many (0: none)
         for name in sys.argv[2:]:
             if name not in TABLES:
                 sys.exit(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
@@ -369,6 +436,8 @@ if __name__ == "__main__":
             elif sys.argv[1] == "run-scale":
                 for games in SCALE_GAMES:  # smaller first: each links the chunks of the one before
                     run_scale(name, games, SCALE_HIDDEN)
+                    if ROUND2_GAMES:
+                        run_scale_round2(name, games, SCALE_HIDDEN, ROUND2_GAMES)
             else:
                 run_table(name, warm=sys.argv[1] == "run-from-shipped")
     else:
