@@ -257,6 +257,33 @@ def plain_round_games(table: str, what: str) -> int:
     return games
 
 
+def label_fit_measure(name: str, table: str, r: int, cfg, folder: str, earlier: tuple | None = None,
+                      label_key: str = "label_seconds", **extra) -> None:
+    """One round of a variation: label ``cfg``'s games into ``folder``, fit a fresh network (``cfg.net_arch``) to
+    them (and to the ``earlier`` round's labels, a ``(config, folder)`` pair, if given), measure it, file it."""
+    from train.ppo import distill
+    from uno_env import Game
+
+    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
+    began = time.perf_counter()
+    labels = distill.label(cfg, folder, LABEL_WORKERS, progress=False)
+    labelled = time.perf_counter() - began
+    merged = labels
+    if earlier is not None:
+        before = distill.label(*earlier, 1, progress=False)
+        before["game"] = before["game"] + 10**7  # distinct games across rounds (the held-out split is by game)
+        labels["game"] = labels["game"] + r * 10**7
+        merged = {k: np.concatenate([before[k], labels[k]]) for k in before}
+    net, fit, fitted = fit_fresh(name, r, merged, cfg, game, cfg.net_arch)
+    record = {"round": r, "start": "fresh", "teacher": cfg.teacher, **extra, "labelled_games": cfg.teacher_games,
+              "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
+              label_key: round(labelled, 1), "fit_seconds": round(fitted, 1),
+              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
+              **measure(name, table, r, net, cfg, game)}
+    save_round(name, record)
+    print(name, json.dumps(record), flush=True)
+
+
 def run_dagger(table: str) -> None:
     """Round 2 the DAgger way: the games are played by round 1's copy (``teacher_behaviour``) while the same
     teacher as the plain round 2 (guided by that copy) labels every decision, on the same deals; the fit
@@ -264,33 +291,22 @@ def run_dagger(table: str) -> None:
     round-2 copies differ only in who moved in the labelled games."""
     import torch
 
-    from train.ppo import distill
-    from uno_env import Game
-
     torch.set_num_threads(1)
     name, r = f"{table}+dagger", 2
     games = plain_round_games(table, "run-dagger")
     if any(x["round"] == r for x in load_results().get(name, [])):
         return
     first = policy_path(table, 1)
-    cfg = config(table, r, teacher_behaviour=first, teacher_games=games)
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    plain = distill.label(config(table, 1, teacher_games=games), os.path.join(RUNS, table, "round-1", "teacher"), 1,
-                          progress=False)
-    plain["game"] = plain["game"] + 10**7
-    began = time.perf_counter()
-    labels = distill.label(cfg, os.path.join(RUNS, name, f"round-{r}", "teacher"), LABEL_WORKERS, progress=False)
-    labelled = time.perf_counter() - began
-    labels["game"] = labels["game"] + r * 10**7
-    merged = {k: np.concatenate([plain[k], labels[k]]) for k in plain}
-    net, fit, fitted = fit_fresh(name, r, merged, cfg, game)
-    record = {"round": r, "start": "fresh", "teacher": cfg.teacher, "moved_by": first, "labelled_games": games,
-              "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
-              "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
-              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
-              **measure(name, table, r, net, cfg, game)}
-    save_round(name, record)
-    print(name, json.dumps(record), flush=True)
+    label_fit_measure(name, table, r, config(table, r, teacher_behaviour=first, teacher_games=games),
+                      os.path.join(RUNS, name, f"round-{r}", "teacher"),
+                      earlier=(config(table, 1, teacher_games=games), os.path.join(RUNS, table, "round-1", "teacher")),
+                      moved_by=first)
+
+
+def scale_names(table: str, games: int, hidden: list[int]) -> tuple[str, str]:
+    """The run a ``run-scale`` labelling of ``games`` games is filed under, and the run its ``hidden`` fit is."""
+    labelling = f"{table}+{games}games"
+    return labelling, labelling if hidden == HIDDEN else f"{labelling}+{'x'.join(map(str, hidden))}"
 
 
 def run_scale(table: str, games: int, hidden: list[int] = HIDDEN) -> None:
@@ -304,20 +320,17 @@ def run_scale(table: str, games: int, hidden: list[int] = HIDDEN) -> None:
     import torch
 
     from train.ppo import distill
-    from uno_env import Game
 
     torch.set_num_threads(1)
     plain_round_games(table, "run-scale")
-    labelling = f"{table}+{games}games"
-    name = labelling if hidden == HIDDEN else f"{labelling}+{'x'.join(map(str, hidden))}"
+    labelling, name = scale_names(table, games, hidden)
     if any(x["round"] == 1 for x in load_results().get(name, [])):
         return
-    cfg = config(table, 1, net_arch=hidden, teacher_games=games)
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    folder = os.path.join(RUNS, labelling, "round-1", "teacher")
+
     def teacher_folder(run: str) -> str:
         return os.path.join(RUNS, run, "round-1", "teacher")
 
+    folder = teacher_folder(labelling)
     sizes = [int(m.group(1)) for d in os.listdir(RUNS) if (m := re.fullmatch(re.escape(table) + r"\+(\d+)games", d))
              and os.path.isdir(teacher_folder(d))]
     smaller = max((g for g in sizes if g < games), default=None)
@@ -330,17 +343,8 @@ def run_scale(table: str, games: int, hidden: list[int] = HIDDEN) -> None:
                 os.link(os.path.join(source, f), os.path.join(folder, f))
             except OSError:
                 shutil.copy(os.path.join(source, f), os.path.join(folder, f))
-    began = time.perf_counter()
-    labels = distill.label(cfg, folder, LABEL_WORKERS, progress=False)
-    labelled = time.perf_counter() - began
-    net, fit, fitted = fit_fresh(name, 1, labels, cfg, game, hidden)
-    record = {"round": 1, "start": "fresh", "teacher": cfg.teacher, "labelled_games": games, "hidden": hidden,
-              "examples": int(len(labels["obs"])), "fitted_on": int(len(labels["obs"])),
-              "label_seconds_new_games": round(labelled, 1), "fit_seconds": round(fitted, 1),
-              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
-              **measure(name, table, 1, net, cfg, game)}
-    save_round(name, record)
-    print(name, json.dumps(record), flush=True)
+    label_fit_measure(name, table, 1, config(table, 1, net_arch=hidden, teacher_games=games), folder,
+                      label_key="label_seconds_new_games", hidden=hidden)
 
 
 def run_scale_round2(table: str, games: int, hidden: list[int], round2_games: int) -> None:
@@ -349,37 +353,19 @@ def run_scale_round2(table: str, games: int, hidden: list[int], round2_games: in
     rounds' labels; filed as round 2 of the same run."""
     import torch
 
-    from train.ppo import distill
-    from uno_env import Game
-
     torch.set_num_threads(1)
-    labelling = f"{table}+{games}games"
-    name = labelling if hidden == HIDDEN else f"{labelling}+{'x'.join(map(str, hidden))}"
+    labelling, name = scale_names(table, games, hidden)
     done = {x["round"] for x in load_results().get(name, [])}
     if 2 in done:
         return
     if 1 not in done or not os.path.exists(os.path.join(ROOT, policy_path(name, 1)) + ".npz"):
         sys.exit(f"run-scale {table}: round 2 of {name} needs its round 1 (its record and {policy_path(name, 1)}); "
                  "run it without EI_ROUND2_GAMES first")
-    first = config(table, 1, net_arch=hidden, teacher_games=games)
     cfg = config(table, 2, net_arch=hidden, teacher_games=round2_games,
                  teacher=f"ismcts:iterations={ITERATIONS},prior={policy_path(name, 1)}")
-    game = Game(cfg.variant, cfg.num_players, **cfg.rule_options)
-    plain = distill.label(first, os.path.join(RUNS, labelling, "round-1", "teacher"), 1, progress=False)
-    plain["game"] = plain["game"] + 10**7
-    began = time.perf_counter()
-    labels = distill.label(cfg, os.path.join(RUNS, name, "round-2", "teacher"), LABEL_WORKERS, progress=False)
-    labelled = time.perf_counter() - began
-    labels["game"] = labels["game"] + 2 * 10**7
-    merged = {k: np.concatenate([plain[k], labels[k]]) for k in plain}
-    net, fit, fitted = fit_fresh(name, 2, merged, cfg, game, hidden)
-    record = {"round": 2, "start": "fresh", "teacher": cfg.teacher, "labelled_games": round2_games, "hidden": hidden,
-              "examples": int(len(labels["obs"])), "fitted_on": int(len(merged["obs"])),
-              "label_seconds": round(labelled, 1), "fit_seconds": round(fitted, 1),
-              "held_out_top_action_agreement": round(fit["top_action_agreement"], 4),
-              **measure(name, table, 2, net, cfg, game)}
-    save_round(name, record)
-    print(name, json.dumps(record), flush=True)
+    earlier = (config(table, 1, net_arch=hidden, teacher_games=games),
+               os.path.join(RUNS, labelling, "round-1", "teacher"))
+    label_fit_measure(name, table, 2, cfg, os.path.join(RUNS, name, "round-2", "teacher"), earlier, hidden=hidden)
 
 
 def ship(name: str, r: int) -> None:
