@@ -265,6 +265,38 @@ def test_a_labelling_with_a_mover_is_its_own_and_the_policy_file_it_names_is_par
         assert np.array_equal(one[key], two[key]), key
 
 
+def test_the_policy_files_a_teacher_searches_with_are_part_of_its_labelling(tmp_path):
+    """A prior (or opponent policy) refitted under the same path is another teacher; a record written before the
+    prior's file was recorded is kept, and records it from then on."""
+    import shutil
+
+    from agents.loader import pretrained_path
+
+    prior = tmp_path / "prior"
+    for ext in (".npz", ".json"):
+        shutil.copy(pretrained_path("classic") + ext, str(prior) + ext)
+    guided = _cfg(tmp_path, teacher=f"ismcts:iterations=8,prior={prior}", teacher_games=distill.CHUNK_GAMES)
+    folder = tmp_path / "guided"
+    rows = distill.label(guided, str(folder), workers=1, progress=False)
+    record = json.loads((folder / distill.IDENTITY).read_text(encoding="utf-8"))
+    assert list(record["teacher_sha256"]) == ["prior"] and len(record["teacher_sha256"]["prior"]) == 64
+    # a record from before: the labels are reused, and the file they were labelled with recorded
+    (folder / distill.IDENTITY).write_text(json.dumps({k: v for k, v in record.items() if k != "teacher_sha256"}),
+                                           encoding="utf-8")
+    again = distill.label(guided, str(folder), workers=1, progress=False)
+    assert all(np.array_equal(rows[key], again[key]) for key in rows)
+    assert json.loads((folder / distill.IDENTITY).read_text(encoding="utf-8")) == record
+    with open(str(prior) + ".json", "a", encoding="utf-8") as fh:
+        fh.write("\n")  # the same path, another file
+    with pytest.raises(ConfigError, match="teacher_sha256 changed"):
+        distill.label(guided, str(folder), workers=1, progress=False)
+    # the bare `pretrained` names the shipped policy of each table size; a teacher without a policy records none
+    both = _cfg(tmp_path, table_sizes=[2, 3], teacher="ismcts:prior=pretrained,opponents=policy")
+    assert sorted(distill.labelling_identity(both)["teacher_sha256"]) == ["opponent_policy@2p", "opponent_policy@3p",
+                                                                          "prior@2p", "prior@3p"]
+    assert "teacher_sha256" not in distill.labelling_identity(_cfg(tmp_path))
+
+
 @pytest.mark.parametrize("bad, message", [({"teacher": "heuristic"}, "not a search agent spec"),
                                           ({"teacher": "ismcts:depth=3"}, "teacher: ismcts option"),
                                           ({"algo": "sb3"}, "needs algo: ppo"),

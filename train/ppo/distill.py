@@ -151,12 +151,38 @@ def labelling_identity(cfg: TrainConfig) -> dict:
                 "seed": cfg.seed, "teacher": cfg.teacher,
                 "opponents": {k: w for k, w in cfg.opponents.items() if k != "self"},
                 "truncation_reward": cfg.truncation_reward, "chunk_games": CHUNK_GAMES}
+    teacher_files = _teacher_policy_digests(cfg)
+    if teacher_files:  # a prior refitted under the same path is another teacher
+        identity["teacher_sha256"] = teacher_files
     if cfg.teacher_behaviour:  # absent when the teacher moves, so the records of earlier labellings still match
         identity["teacher_behaviour"] = cfg.teacher_behaviour
         digest = _policy_digest(cfg.teacher_behaviour)
         if digest:  # a policy file refitted under the same path is another mover
             identity["teacher_behaviour_sha256"] = digest
     return identity
+
+
+def _teacher_policy_digests(cfg: TrainConfig) -> dict[str, str]:
+    """The SHA-256 of each policy file the teacher's search loads (``prior=``, and ``opponent_policy=`` with
+    ``opponents=policy``), by option; a bare ``pretrained`` names one policy per table size (``prior@2p``)."""
+    from agents.loader import pretrained_for
+    from agents.search import parse_options
+
+    options = parse_options(cfg.teacher.partition(":")[2])
+    named = {"prior": options["prior"]}
+    if options["opponents"] == "policy":
+        named["opponent_policy"] = options["opponent_policy"]
+    digests = {}
+    for option, spec in named.items():
+        if spec == "none":
+            continue
+        if spec != "pretrained":
+            digests[option] = _policy_digest(spec)
+            continue
+        for n in cfg.player_counts:  # the table's own shipped policy
+            digests[f"{option}@{n}p"] = _policy_digest("pretrained:" + pretrained_for(Game(cfg.variant, n,
+                                                                                             **cfg.rule_options)))
+    return {option: digest for option, digest in digests.items() if digest}
 
 
 def _policy_digest(spec: str) -> str | None:
@@ -194,7 +220,9 @@ def _check_folder(cfg: TrainConfig, folder: str) -> None:
     if os.path.exists(record):
         saved = read_json_object(record, "the record of a labelling", ConfigError)
         keys = [*identity, *(k for k in saved if k not in identity and k != "teacher_games")]
-        changed = [k for k in keys if saved.get(k) != identity.get(k)]
+        # recorded before the prior's file was: trusted as labelled with today's file, which is recorded from now on
+        unrecorded = "teacher_sha256" in identity and "teacher_sha256" not in saved
+        changed = [k for k in keys if saved.get(k) != identity.get(k) and not (k == "teacher_sha256" and unrecorded)]
         if changed:
             k = changed[0]
             raise ConfigError(f"{folder} holds labels of another labelling: {k} changed ({short_repr(saved.get(k))} "
@@ -209,6 +237,8 @@ def _check_folder(cfg: TrainConfig, folder: str) -> None:
             if partial and os.path.exists(_chunk_path(folder, k, CHUNK_GAMES)):
                 os.replace(_chunk_path(folder, k, CHUNK_GAMES), _chunk_path(folder, k, partial))
             atomic.write_json(record, identity)
+        elif unrecorded:
+            atomic.write_json(record, {**saved, "teacher_sha256": identity["teacher_sha256"]})
     elif glob.glob(os.path.join(folder, "chunk_*.npz")):
         raise ConfigError(f"{folder} holds chunks without {IDENTITY}, so what they were labelled under is unknown; "
                           "remove the folder to label again")
