@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 
 import numpy as np
@@ -307,3 +308,31 @@ def test_expert_iteration_variations_need_the_plain_run_and_say_so(tmp_path, mon
     with pytest.raises(SystemExit, match="labelled_games 'all', not a count of games"):
         getattr(tool, run)(*args)
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["classic-2p"]  # nothing labelled or fitted
+
+
+def test_expert_iteration_ppo_starts_from_a_round_by_the_shipped_recipe_and_needs_that_round(tmp_path, monkeypatch):
+    """``run-ppo RUN ROUND`` stops with an error naming a missing round before training; its config is the table's
+    shipped recipe without the teacher, started from the round's policy with that policy's layers."""
+    import shutil
+
+    from agents.loader import pretrained_path
+    from train.config import TrainConfig
+
+    tool = _load("expert_iteration")
+    monkeypatch.setattr(tool, "OUT", str(tmp_path / "results.json"))
+    monkeypatch.setattr(tool, "RUNS", str(tmp_path / "runs"))
+    with pytest.raises(SystemExit, match="no round 1 of classic-2p.*run it first"):
+        tool.run_ppo("classic-2p", 1)
+    copy = tmp_path / "runs" / "classic-2p" / "round-1" / "policy"
+    copy.parent.mkdir(parents=True)
+    for ext in (".npz", ".json"):
+        shutil.copy(pretrained_path("classic") + ext, str(copy) + ext)
+    settings = tool.ppo_config("classic-2p", 1)
+    cfg = TrainConfig.from_dict(settings)
+    assert not cfg.teacher and cfg.critic_warmup_steps > 0 and cfg.algo == "ppo" and cfg.num_players == 2
+    assert os.path.samefile(os.path.join(tool.ROOT, cfg.init_from) + ".npz", str(copy) + ".npz")
+    layers = json.loads((tmp_path / "runs" / "classic-2p" / "round-1" / "policy.json").read_text("utf-8"))["layers"]
+    assert list(cfg.net_arch) == layers[1:-1]
+    assert os.path.realpath(os.path.join(tool.ROOT, settings["out_dir"])) == \
+        os.path.realpath(tmp_path / "runs" / "classic-2p+ppo")
+    assert not (tmp_path / "runs" / "classic-2p+ppo").exists()  # nothing trained

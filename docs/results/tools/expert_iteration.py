@@ -19,7 +19,8 @@ For each table (``classic-2p`` ... ``attack-4p``), ``ROUNDS`` rounds:
 Two variations measure what limits the copies, each against the plain run's rounds on the same deals:
 ``run-dagger`` is round 2 with its games played by round 1's copy while the same teacher labels every
 decision (DAgger: the labels cover the positions the copy reaches), and ``run-scale`` is round 1 with more
-labelled games (``EI_SCALE_GAMES``, a comma-separated list of totals).
+labelled games (``EI_SCALE_GAMES``, a comma-separated list of totals). ``run-ppo RUN ROUND`` trains a round's
+copy on by PPO, the shipped specialist's recipe after its own distillation (``configs/train/<table>.yaml``).
 
 Each table's rounds are written to ``docs/results/expert-iteration.json`` as they finish (a rerun skips
 the rounds already there and reuses labelled chunks). Which candidate replaces a shipped specialist is
@@ -33,6 +34,7 @@ Usage::
     python docs/results/tools/expert_iteration.py run-dagger classic-2p         # round 2 played by round 1's copy
     EI_SCALE_GAMES=8000,16000 python docs/results/tools/expert_iteration.py run-scale classic-2p  # round 1, more games
     EI_SCALE_GAMES=32000 EI_HIDDEN=512,512,512 EI_ROUND2_GAMES=8000 ... run-scale classic-2p   # then a guided round 2
+    python docs/results/tools/expert_iteration.py run-ppo classic-2p+32000games 1  # that copy, then PPO
     python docs/results/tools/expert_iteration.py table [FILE]                  # the Markdown table (of FILE)
     python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
 """
@@ -368,6 +370,62 @@ def run_scale_round2(table: str, games: int, hidden: list[int], round2_games: in
     label_fit_measure(name, table, 2, cfg, os.path.join(RUNS, name, "round-2", "teacher"), earlier, hidden=hidden)
 
 
+PPO_SEED = 71
+PPO_WARMUP = 500_000  # decisions in which only the critic learns: a policy file carries no critic
+
+
+def ppo_config(name: str, r: int) -> dict:
+    """The table's shipped PPO recipe (``configs/train/<table>.yaml`` without its teacher) started from round ``r``'s
+    copy of run ``name``: its weights become the actor, the critic learns alone for ``PPO_WARMUP`` decisions."""
+    from agents.policy_file import PolicyFile
+    from uno_env.safe_yaml import load_file
+
+    table = name.split("+")[0]
+    recipe = load_file(os.path.join(ROOT, "configs", "train", f"{table}.yaml"), "a training config")
+    layers = PolicyFile.read(os.path.join(ROOT, policy_path(name, r))).metadata["layers"]
+    return {**{k: v for k, v in recipe.items() if not k.startswith("teacher")},
+            "seed": PPO_SEED, "init_from": policy_path(name, r), "critic_warmup_steps": PPO_WARMUP,
+            "net_arch": list(layers[1:-1]), "torch_threads": 1, "segment_every": 2_000_000, "overlap_update": False,
+            "out_dir": os.path.relpath(os.path.join(RUNS, f"{name}+ppo"), ROOT), "run_name": f"round-{r}"}
+
+
+def run_ppo(name: str, r: int) -> None:
+    """Round ``r``'s copy of run ``name``, trained on by PPO as the shipped specialist was after its distillation
+    (``ppo_config``); measured like a round and filed as round ``r`` of ``<name>+ppo``. An interrupted training
+    resumes from its last segment."""
+    import yaml
+
+    from train.config import TrainConfig
+
+    if any(x["round"] == r for x in load_results().get(f"{name}+ppo", [])):
+        return
+    source = [x for x in load_results().get(name, []) if x["round"] == r]
+    if not source or not os.path.exists(os.path.join(ROOT, policy_path(name, r)) + ".npz"):
+        sys.exit(f"run-ppo {name} {r}: no round {r} of {name} (its record and {policy_path(name, r)}); run it first")
+    settings = ppo_config(name, r)
+    cfg = TrainConfig.from_dict(settings)  # checked before anything is written
+    run = os.path.join(ROOT, settings["out_dir"], settings["run_name"])
+    config_path = run + ".yaml"
+    with open(config_path, "w", encoding="utf-8") as fh:
+        yaml.safe_dump(settings, fh, sort_keys=False)
+    uno_env = os.path.join(os.path.dirname(sys.executable), "uno-env")
+    began = time.perf_counter()
+    if not os.path.exists(os.path.join(run, "policy.npz")):
+        resume = ["--resume", run] if os.path.isdir(os.path.join(run, "checkpoints")) else []
+        subprocess.run([uno_env, "train", "--config", config_path, *resume], check=True, cwd=ROOT)
+    seconds = time.perf_counter() - began
+    table, n = name.split("+")[0], cfg.num_players
+    shipped, mine = f"pretrained:{table}", policy_path(f"{name}+ppo", r)  # the run exports its policy there
+    save_round(f"{name}+ppo", {
+        "round": r, "ppo_from": policy_path(name, r), "ppo_decisions": cfg.total_timesteps,
+        "ppo_seconds": round(seconds, 1), "fitted_on": source[0]["fitted_on"],
+        "held_out_top_action_agreement": source[0]["held_out_top_action_agreement"],
+        "vs_heuristic": evaluate(table, [mine] + ["heuristic"] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED),
+        "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
+                                         VALIDATION_SEED),
+        "vs_shipped": evaluate(table, [mine] + [shipped] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED)})
+
+
 def ship(name: str, r: int) -> None:
     """Copy round ``r``'s policy of run ``name`` (``<table>`` or ``<table>+shipped``) to ``agents/pretrained/<table>``,
     its metadata naming the table (the name ``pretrained`` looks the specialist up by) and how it was made."""
@@ -409,6 +467,9 @@ if __name__ == "__main__":
         table(*sys.argv[2:])
     elif len(sys.argv) == 4 and sys.argv[1] == "ship" and sys.argv[2].split("+")[0] in TABLES:
         ship(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "run-ppo" and sys.argv[2].split("+")[0] in TABLES \
+            and sys.argv[3] in ("1", "2"):
+        run_ppo(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped", "run-dagger", "run-scale"):
         LABEL_WORKERS = env_counts("EI_WORKERS", "1", 1, 64)[0]
         SCALE_GAMES = sorted(set(env_counts("EI_SCALE_GAMES", "16000", 1, 10_000_000)))  # smaller first
