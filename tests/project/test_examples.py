@@ -323,6 +323,8 @@ def test_expert_iteration_ppo_starts_from_a_round_by_the_shipped_recipe_and_need
     monkeypatch.setattr(tool, "RUNS", str(tmp_path / "runs"))
     with pytest.raises(SystemExit, match="no round 1 of classic-2p.*run it first"):
         tool.run_ppo("classic-2p", 1)
+    with pytest.raises(SystemExit, match="compare classic-2p\\+ppo 1: no round 1 of classic-2p\\+ppo"):
+        tool.compare("classic-2p+ppo", 1)
     copy = tmp_path / "runs" / "classic-2p" / "round-1" / "policy"
     copy.parent.mkdir(parents=True)
     for ext in (".npz", ".json"):

@@ -24,8 +24,8 @@ copy on by PPO, the shipped specialist's recipe after its own distillation (``co
 
 Each table's rounds are written to ``docs/results/expert-iteration.json`` as they finish (a rerun skips
 the rounds already there and reuses labelled chunks). Which candidate replaces a shipped specialist is
-decided afterwards, by ``compare`` (head to head on the validation deals with the whole interval above
-parity, then the benchmark suite), never by this script.
+decided afterwards (head to head on the validation deals with the whole interval above parity, then
+``compare``: the benchmark suite's task of the table, and a confirmation on fresh deals), never by this script.
 
 Usage::
 
@@ -35,6 +35,7 @@ Usage::
     EI_SCALE_GAMES=8000,16000 python docs/results/tools/expert_iteration.py run-scale classic-2p  # round 1, more games
     EI_SCALE_GAMES=32000 EI_HIDDEN=512,512,512 EI_ROUND2_GAMES=8000 ... run-scale classic-2p   # then a guided round 2
     python docs/results/tools/expert_iteration.py run-ppo classic-2p+32000games 1  # that copy, then PPO
+    python docs/results/tools/expert_iteration.py compare classic-2p+32000games+ppo 1  # the suite, fresh deals
     python docs/results/tools/expert_iteration.py table [FILE]                  # the Markdown table (of FILE)
     python docs/results/tools/expert_iteration.py ship classic-4p 2             # round 2 becomes pretrained:classic-4p
 """
@@ -370,8 +371,14 @@ def run_scale_round2(table: str, games: int, hidden: list[int], round2_games: in
     label_fit_measure(name, table, 2, cfg, os.path.join(RUNS, name, "round-2", "teacher"), earlier, hidden=hidden)
 
 
-PPO_SEED = 71
+DEFAULT_PPO_SEED = 71
+PPO_SEED = DEFAULT_PPO_SEED  # EI_PPO_SEED: another seed's run is filed as <run>+ppo-seed<N>
 PPO_WARMUP = 500_000  # decisions in which only the critic learns: a policy file carries no critic
+
+
+def ppo_name(name: str) -> str:
+    """The run a ``run-ppo`` of run ``name`` is filed under (and trained in)."""
+    return f"{name}+ppo" if PPO_SEED == DEFAULT_PPO_SEED else f"{name}+ppo-seed{PPO_SEED}"
 
 
 def ppo_config(name: str, r: int) -> dict:
@@ -386,18 +393,18 @@ def ppo_config(name: str, r: int) -> dict:
     return {**{k: v for k, v in recipe.items() if not k.startswith("teacher")},
             "seed": PPO_SEED, "init_from": policy_path(name, r), "critic_warmup_steps": PPO_WARMUP,
             "net_arch": list(layers[1:-1]), "torch_threads": 1, "segment_every": 2_000_000, "overlap_update": False,
-            "out_dir": os.path.relpath(os.path.join(RUNS, f"{name}+ppo"), ROOT), "run_name": f"round-{r}"}
+            "out_dir": os.path.relpath(os.path.join(RUNS, ppo_name(name)), ROOT), "run_name": f"round-{r}"}
 
 
 def run_ppo(name: str, r: int) -> None:
     """Round ``r``'s copy of run ``name``, trained on by PPO as the shipped specialist was after its distillation
-    (``ppo_config``); measured like a round and filed as round ``r`` of ``<name>+ppo``. An interrupted training
-    resumes from its last segment."""
+    (``ppo_config``); measured like a round and filed as round ``r`` of ``ppo_name(name)``. An interrupted
+    training resumes from its last segment."""
     import yaml
 
     from train.config import TrainConfig
 
-    if any(x["round"] == r for x in load_results().get(f"{name}+ppo", [])):
+    if any(x["round"] == r for x in load_results().get(ppo_name(name), [])):
         return
     source = [x for x in load_results().get(name, []) if x["round"] == r]
     if not source or not os.path.exists(os.path.join(ROOT, policy_path(name, r)) + ".npz"):
@@ -406,24 +413,54 @@ def run_ppo(name: str, r: int) -> None:
     cfg = TrainConfig.from_dict(settings)  # checked before anything is written
     run = os.path.join(ROOT, settings["out_dir"], settings["run_name"])
     config_path = run + ".yaml"
+    os.makedirs(os.path.dirname(run), exist_ok=True)
     with open(config_path, "w", encoding="utf-8") as fh:
         yaml.safe_dump(settings, fh, sort_keys=False)
     uno_env = os.path.join(os.path.dirname(sys.executable), "uno-env")
-    began = time.perf_counter()
     if not os.path.exists(os.path.join(run, "policy.npz")):
         resume = ["--resume", run] if os.path.isdir(os.path.join(run, "checkpoints")) else []
         subprocess.run([uno_env, "train", "--config", config_path, *resume], check=True, cwd=ROOT)
-    seconds = time.perf_counter() - began
+    with open(os.path.join(run, "progress.csv"), encoding="utf-8") as fh:  # the run's own clock, resumed or not
+        lines = fh.read(64 * 2**20).strip().splitlines()
+    seconds = float(dict(zip(lines[0].split(","), lines[-1].split(",")))["seconds"])
     table, n = name.split("+")[0], cfg.num_players
-    shipped, mine = f"pretrained:{table}", policy_path(f"{name}+ppo", r)  # the run exports its policy there
-    save_round(f"{name}+ppo", {
-        "round": r, "ppo_from": policy_path(name, r), "ppo_decisions": cfg.total_timesteps,
+    shipped, mine = f"pretrained:{table}", policy_path(ppo_name(name), r)  # the run exports its policy there
+    save_round(ppo_name(name), {
+        "round": r, "ppo_from": policy_path(name, r), "ppo_seed": PPO_SEED, "ppo_decisions": cfg.total_timesteps,
         "ppo_seconds": round(seconds, 1), "fitted_on": source[0]["fitted_on"],
         "held_out_top_action_agreement": source[0]["held_out_top_action_agreement"],
         "vs_heuristic": evaluate(table, [mine] + ["heuristic"] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED),
         "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
                                          VALIDATION_SEED),
         "vs_shipped": evaluate(table, [mine] + [shipped] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED)})
+
+
+FRESH_SEED = 3_000_000  # deals no labelling (2,000,000 r + i), evaluation or choice of this tool used before
+FRESH_GAMES = 10_000
+
+
+def compare(name: str, r: int) -> None:
+    """The replacement rule's second test for round ``r`` of run ``name``, and a confirmation: the table's task of
+    the benchmark suite (its games and deals) played by the round's policy and by the shipped specialist, and
+    ``FRESH_GAMES`` head-to-head games on fresh deals (``FRESH_SEED``). Added to the round's record; run only
+    for a round that passed the first test (head to head on the validation deals, the interval above parity)."""
+    from train.benchmark.suite import UNO_SUITE_V1
+
+    rounds = [x for x in load_results().get(name, []) if x["round"] == r]
+    if not rounds:
+        sys.exit(f"compare {name} {r}: no round {r} of {name} in {os.path.relpath(OUT, ROOT)}")
+    record, table = rounds[0], name.split("+")[0]
+    n, shipped, mine = int(table.rsplit("-", 1)[1][:-1]), f"pretrained:{table}", policy_path(name, r)
+    tasks = [t for t in UNO_SUITE_V1.tasks if t.task_id == table]
+    if tasks:
+        task = tasks[0]
+        record["suite"] = {"task": f"{UNO_SUITE_V1.name}/{task.task_id}",
+                           "round": evaluate(table, task.lineup(mine), task.games, task.seed),
+                           "shipped": evaluate(table, task.lineup(shipped), task.games, task.seed)}
+    record["fresh_vs_shipped"] = {"seed": FRESH_SEED, **evaluate(table, [mine] + [shipped] * (n - 1), FRESH_GAMES,
+                                                                 FRESH_SEED)}
+    save_round(name, record)
+    print(json.dumps({k: record[k] for k in ("vs_shipped", "suite", "fresh_vs_shipped") if k in record}, indent=1))
 
 
 def ship(name: str, r: int) -> None:
@@ -469,7 +506,11 @@ if __name__ == "__main__":
         ship(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "run-ppo" and sys.argv[2].split("+")[0] in TABLES \
             and sys.argv[3] in ("1", "2"):
+        PPO_SEED = env_counts("EI_PPO_SEED", str(PPO_SEED), 0, 2**31 - 1)[0]
         run_ppo(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "compare" and sys.argv[2].split("+")[0] in TABLES \
+            and sys.argv[3] in ("1", "2"):
+        compare(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) >= 3 and sys.argv[1] in ("run", "run-from-shipped", "run-dagger", "run-scale"):
         LABEL_WORKERS = env_counts("EI_WORKERS", "1", 1, 64)[0]
         SCALE_GAMES = sorted(set(env_counts("EI_SCALE_GAMES", "16000", 1, 10_000_000)))  # smaller first
