@@ -435,6 +435,7 @@ def run_ppo(name: str, r: int) -> None:
         "vs_shipped": evaluate(table, [mine] + [shipped] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED)})
 
 
+HELD_OUT_SEED, HELD_OUT_GAMES = 900_000, 10_000  # the deals every shipped agent's figure is measured on, once
 FRESH_SEED = 3_000_000  # deals no labelling (2,000,000 r + i), evaluation or choice of this tool used before
 FRESH_GAMES = 10_000
 
@@ -465,14 +466,22 @@ def compare(name: str, r: int) -> None:
 
 def ship(name: str, r: int) -> None:
     """Copy round ``r``'s policy of run ``name`` (``<table>`` or ``<table>+shipped``) to ``agents/pretrained/<table>``,
-    its metadata naming the table (the name ``pretrained`` looks the specialist up by) and how it was made."""
+    its metadata naming the table (the name ``pretrained`` looks the specialist up by) and how it was made; its
+    figure against ``heuristic`` on the held-out deals is measured and added to the round's record."""
     from agents.policy_file import PolicyFile
     from train import atomic
 
     table = name.split("+")[0]
+    rounds = [x for x in load_results().get(name, []) if x["round"] == r]
+    if not rounds:
+        sys.exit(f"ship {name} {r}: no round {r} of {name} in {os.path.relpath(OUT, ROOT)}")
+    n = int(table.rsplit("-", 1)[1][:-1])
+    rounds[0]["held_out_vs_heuristic"] = {"seed": HELD_OUT_SEED, **evaluate(
+        table, [policy_path(name, r)] + ["heuristic"] * (n - 1), HELD_OUT_GAMES, HELD_OUT_SEED)}
+    save_round(name, rounds[0])
     policy = PolicyFile.read(os.path.join(ROOT, policy_path(name, r)))
     policy.metadata["config"]["run_name"] = table
-    policy.metadata["made_by"] = (f"expert iteration, round {r} of docs/results/tools/expert_iteration.py "
+    policy.metadata["made_by"] = (f"expert iteration: round {r} of {name} by docs/results/tools/expert_iteration.py "
                                   "(docs/results/expert-iteration.md)")
     atomic.save_policy(policy, os.path.join(ROOT, "agents", "pretrained", table))
 
