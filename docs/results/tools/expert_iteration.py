@@ -466,8 +466,9 @@ def compare(name: str, r: int) -> None:
 
 def ship(name: str, r: int) -> None:
     """Copy round ``r``'s policy of run ``name`` (``<table>`` or ``<table>+shipped``) to ``agents/pretrained/<table>``,
-    its metadata naming the table (the name ``pretrained`` looks the specialist up by) and how it was made; its
-    figure against ``heuristic`` on the held-out deals is measured and added to the round's record."""
+    its config naming the table (the name ``pretrained`` looks the specialist up by; the rest of the config, as the
+    policy file records it, must then be ``configs/train/<table>.yaml``); its figure against ``heuristic`` on the
+    held-out deals is measured and added to the round's record."""
     from agents.policy_file import PolicyFile
     from train import atomic
 
@@ -481,8 +482,6 @@ def ship(name: str, r: int) -> None:
     save_round(name, rounds[0])
     policy = PolicyFile.read(os.path.join(ROOT, policy_path(name, r)))
     policy.metadata["config"]["run_name"] = table
-    policy.metadata["made_by"] = (f"expert iteration: round {r} of {name} by docs/results/tools/expert_iteration.py "
-                                  "(docs/results/expert-iteration.md)")
     atomic.save_policy(policy, os.path.join(ROOT, "agents", "pretrained", table))
 
 
