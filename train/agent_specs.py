@@ -11,6 +11,7 @@ have a colon) still go to ``agents.load``, as does a spec naming an existing fil
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import re
@@ -114,3 +115,27 @@ def _failed_at(exc: BaseException) -> str:
         if not frame.f_code.co_filename.startswith("<frozen "):
             where = f"{frame.f_code.co_filename}, line {line}"
     return where
+
+
+def policy_digest(spec: str | None) -> str | None:
+    """The sha256 of a policy file's two files, for ``pretrained:<name>`` or a path (None for other agents): what
+    ``uno-env exploit --resume`` checks its target against, and a distillation's ``labelling.json`` records."""
+    from agents.policy_file import strip_extension
+
+    if spec is None:
+        return None
+    if spec.startswith("pretrained:"):
+        try:
+            base = agents.pretrained_path(spec.split(":", 1)[1])
+        except agents.AgentSpecError:
+            return None
+    else:
+        base = strip_extension(spec)
+        if not os.path.isfile(base + ".json"):
+            return None
+    digest = hashlib.sha256()
+    for ext in (".json", ".npz"):
+        with open(base + ext, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()

@@ -35,7 +35,6 @@ from __future__ import annotations
 import copy
 import csv
 import glob
-import hashlib
 import io
 import json
 import multiprocessing as mp
@@ -54,7 +53,7 @@ from uno_env.errors import short_repr
 from uno_env.observation import ObservationEncoder
 
 from train import atomic
-from train.agent_specs import load_agent
+from train.agent_specs import load_agent, policy_digest
 from train.config import ConfigError, TrainConfig
 from train.json_input import read_json_object
 from train.progress import Progress
@@ -156,7 +155,7 @@ def labelling_identity(cfg: TrainConfig) -> dict:
         identity["teacher_sha256"] = teacher_files
     if cfg.teacher_behaviour:  # absent when the teacher moves, so the records of earlier labellings still match
         identity["teacher_behaviour"] = cfg.teacher_behaviour
-        digest = _policy_digest(cfg.teacher_behaviour)
+        digest = policy_digest(cfg.teacher_behaviour)
         if digest:  # a policy file refitted under the same path is another mover
             identity["teacher_behaviour_sha256"] = digest
     return identity
@@ -177,35 +176,12 @@ def _teacher_policy_digests(cfg: TrainConfig) -> dict[str, str]:
         if spec == "none":
             continue
         if spec != "pretrained":
-            digests[option] = _policy_digest(spec)
+            digests[option] = policy_digest(spec)
             continue
         for n in cfg.player_counts:  # the table's own shipped policy
-            digests[f"{option}@{n}p"] = _policy_digest("pretrained:" + pretrained_for(Game(cfg.variant, n,
+            digests[f"{option}@{n}p"] = policy_digest("pretrained:" + pretrained_for(Game(cfg.variant, n,
                                                                                              **cfg.rule_options)))
     return {option: digest for option, digest in digests.items() if digest}
-
-
-def _policy_digest(spec: str) -> str | None:
-    """The SHA-256 of the policy file pair a spec names (``pretrained:<name>`` or a path), None for other specs."""
-    from agents.loader import pretrained_path
-    from agents.policy_file import strip_extension
-
-    if spec.startswith("pretrained:"):
-        try:
-            base = pretrained_path(spec.split(":", 1)[1])
-        except agents.AgentSpecError:
-            return None
-    else:
-        base = strip_extension(spec)
-    files = [base + ext for ext in (".npz", ".json") if os.path.isfile(base + ext)]
-    if not files:
-        return None
-    digest = hashlib.sha256()
-    for path in files:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def _chunk_path(folder: str, k: int, games: int) -> str:

@@ -169,7 +169,13 @@ def measure(name: str, table: str, r: int, net, cfg, game) -> dict:
 
     policy = policy_file_from_linears(net.exported_actor(), game, 0, None, cfg.to_dict(), table_sizes=[cfg.num_players])
     atomic.save_policy(policy, os.path.join(ROOT, policy_path(name, r)))
-    n, shipped, mine = cfg.num_players, f"pretrained:{table}", policy_path(name, r)
+    return validation_figures(table, policy_path(name, r))
+
+
+def validation_figures(table: str, mine: str) -> dict:
+    """The policy ``mine`` on the validation deals: against ``heuristic``, the shipped specialist against
+    ``heuristic`` (the same deals' reference), and the two head to head."""
+    n, shipped = int(table.rsplit("-", 1)[1][:-1]), f"pretrained:{table}"
     return {"vs_heuristic": evaluate(table, [mine] + ["heuristic"] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED),
             "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
                                              VALIDATION_SEED),
@@ -423,16 +429,11 @@ def run_ppo(name: str, r: int) -> None:
     with open(os.path.join(run, "progress.csv"), encoding="utf-8") as fh:  # the run's own clock, resumed or not
         lines = fh.read(64 * 2**20).strip().splitlines()
     seconds = float(dict(zip(lines[0].split(","), lines[-1].split(",")))["seconds"])
-    table, n = name.split("+")[0], cfg.num_players
-    shipped, mine = f"pretrained:{table}", policy_path(ppo_name(name), r)  # the run exports its policy there
     save_round(ppo_name(name), {
         "round": r, "ppo_from": policy_path(name, r), "ppo_seed": PPO_SEED, "ppo_decisions": cfg.total_timesteps,
         "ppo_seconds": round(seconds, 1), "fitted_on": source[0]["fitted_on"],
         "held_out_top_action_agreement": source[0]["held_out_top_action_agreement"],
-        "vs_heuristic": evaluate(table, [mine] + ["heuristic"] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED),
-        "shipped_vs_heuristic": evaluate(table, [shipped] + ["heuristic"] * (n - 1), VALIDATION_GAMES,
-                                         VALIDATION_SEED),
-        "vs_shipped": evaluate(table, [mine] + [shipped] * (n - 1), VALIDATION_GAMES, VALIDATION_SEED)})
+        **validation_figures(name.split("+")[0], policy_path(ppo_name(name), r))})  # the run exports its policy there
 
 
 HELD_OUT_SEED, HELD_OUT_GAMES = 900_000, 10_000  # the deals every shipped agent's figure is measured on, once
